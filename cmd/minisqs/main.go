@@ -1,0 +1,104 @@
+// Command minisqs is an Amazon SQS emulator: the SQS query and JSON protocols
+// on one port, over one engine, in memory or in a buntdb file.
+//
+//	minisqs [flags]              serve
+//	minisqs healthcheck [flags]  exit 0 if the server at --addr answers /health
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/minisqs/minisqs/server"
+)
+
+// shutdownGrace bounds how long requests in progress may take to finish.
+const shutdownGrace = 10 * time.Second
+
+func main() {
+	args := os.Args[1:]
+	healthcheck := len(args) > 0 && args[0] == "healthcheck"
+	if healthcheck {
+		args = args[1:]
+	}
+	cfg, err := parseConfig(args, os.Getenv, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "minisqs:", err)
+		os.Exit(2)
+	}
+	if healthcheck {
+		os.Exit(checkHealth(cfg.Addr))
+	}
+	if err := run(cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "minisqs:", err)
+		os.Exit(1)
+	}
+}
+
+func run(cfg config) error {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var log *slog.Logger
+	if cfg.LogFormat == "json" {
+		log = slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	} else {
+		log = slog.New(slog.NewTextHandler(os.Stderr, opts))
+	}
+	start := time.Now()
+	srv, err := server.Start(server.Config{
+		Addr: cfg.Addr, DB: cfg.DB, Fsync: cfg.Fsync, Region: cfg.Region, AccountID: cfg.AccountID,
+		BaseURL: cfg.BaseURL, SkipCooldowns: cfg.SkipCooldowns, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	store := cfg.DB
+	if store == "" {
+		store = "memory"
+	}
+	log.Info("minisqs listening", "addr", srv.Addr().String(), "store", store, "fsync", cfg.Fsync.String(),
+		"region", cfg.Region, "account", cfg.AccountID, "startup", time.Since(start).Round(time.Microsecond))
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case s := <-sig:
+		log.Info("shutting down", "signal", s.String())
+	case err := <-srv.Done():
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	return srv.Shutdown(ctx)
+}
+
+// checkHealth asks the server listening on addr for /health; it needs no
+// shell, so a scratch image's HEALTHCHECK can run it.
+func checkHealth(addr string) int {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "healthcheck:", err)
+		return 1
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	client := http.Client{Timeout: 3 * time.Second}
+	resp, err := client.Get("http://" + net.JoinHostPort(host, port) + "/health")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "healthcheck:", err)
+		return 1
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintln(os.Stderr, "healthcheck: status", resp.Status)
+		return 1
+	}
+	return 0
+}

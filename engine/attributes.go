@@ -1,0 +1,272 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+)
+
+// RedrivePolicy sends messages received MaxReceiveCount times to the queue
+// whose ARN is DeadLetterTargetArn.
+type RedrivePolicy struct {
+	DeadLetterTargetArn string
+	MaxReceiveCount     int
+}
+
+// Redrive permissions of RedriveAllowPolicy.
+const (
+	RedriveAllowAll = "allowAll"
+	RedriveDenyAll  = "denyAll"
+	RedriveByQueue  = "byQueue"
+)
+
+// RedriveAllowPolicy says which source queues may use a queue as their
+// dead-letter queue.
+type RedriveAllowPolicy struct {
+	RedrivePermission string
+	SourceQueueArns   []string
+}
+
+func (p *RedriveAllowPolicy) allows(sourceArn string) bool {
+	if p == nil {
+		return true
+	}
+	switch p.RedrivePermission {
+	case RedriveDenyAll:
+		return false
+	case RedriveByQueue:
+		return slices.Contains(p.SourceQueueArns, sourceArn)
+	}
+	return true
+}
+
+// FIFO settings values.
+const (
+	DeduplicationScopeQueue        = "queue"
+	DeduplicationScopeMessageGroup = "messageGroup"
+	FifoThroughputPerQueue         = "perQueue"
+	FifoThroughputPerMessageGroup  = "perMessageGroupId"
+)
+
+// QueueAttributes are a queue's settings. Durations are whole seconds, as
+// SQS states them.
+type QueueAttributes struct {
+	DelaySeconds                  int
+	MaximumMessageSize            int
+	MessageRetentionPeriod        int
+	ReceiveMessageWaitTimeSeconds int
+	VisibilityTimeout             int
+	RedrivePolicy                 *RedrivePolicy
+	RedriveAllowPolicy            *RedriveAllowPolicy
+	Policy                        string
+	KmsMasterKeyID                string
+	KmsDataKeyReusePeriodSeconds  int
+	SqsManagedSseEnabled          bool
+	FifoQueue                     bool
+	ContentBasedDeduplication     bool
+	DeduplicationScope            string
+	FifoThroughputLimit           string
+}
+
+// DefaultAttributes returns the settings a new queue gets when a request
+// leaves them out.
+func DefaultAttributes(fifo bool) QueueAttributes {
+	a := QueueAttributes{
+		DelaySeconds:                  DefaultDelaySeconds,
+		MaximumMessageSize:            DefaultMaximumMessageSize,
+		MessageRetentionPeriod:        DefaultRetentionSeconds,
+		ReceiveMessageWaitTimeSeconds: DefaultReceiveWaitSeconds,
+		VisibilityTimeout:             DefaultVisibilityTimeout,
+		KmsDataKeyReusePeriodSeconds:  DefaultKmsDataKeyReusePeriod,
+		// New queues get SSE-SQS unless told otherwise (since 2022-10,
+		// "Amazon SQS announces server-side encryption with Amazon
+		// SQS-managed encryption keys by default").
+		SqsManagedSseEnabled: true,
+		FifoQueue:            fifo,
+	}
+	if fifo {
+		a.DeduplicationScope = DeduplicationScopeQueue
+		a.FifoThroughputLimit = FifoThroughputPerQueue
+	}
+	return a
+}
+
+// AttributeUpdate holds the settings a request names; nil fields are left
+// as they are. Clear* fields remove an optional policy.
+type AttributeUpdate struct {
+	DelaySeconds                  *int
+	MaximumMessageSize            *int
+	MessageRetentionPeriod        *int
+	ReceiveMessageWaitTimeSeconds *int
+	VisibilityTimeout             *int
+	RedrivePolicy                 *RedrivePolicy
+	ClearRedrivePolicy            bool
+	RedriveAllowPolicy            *RedriveAllowPolicy
+	ClearRedriveAllowPolicy       bool
+	Policy                        *string
+	KmsMasterKeyID                *string
+	KmsDataKeyReusePeriodSeconds  *int
+	SqsManagedSseEnabled          *bool
+	FifoQueue                     *bool
+	ContentBasedDeduplication     *bool
+	DeduplicationScope            *string
+	FifoThroughputLimit           *string
+}
+
+func checkRange(name string, v *int, lo, hi int) error {
+	if v != nil && (*v < lo || *v > hi) {
+		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter %s.", name)
+	}
+	return nil
+}
+
+// validate checks every named value against AWS's ranges and the queue
+// type. Checks that need other queues (the dead-letter target) are the
+// engine's.
+func (u *AttributeUpdate) validate(fifo bool) error {
+	for _, c := range []struct {
+		name   string
+		v      *int
+		lo, hi int
+	}{
+		{"DelaySeconds", u.DelaySeconds, 0, MaxDelaySeconds},
+		{"MaximumMessageSize", u.MaximumMessageSize, MinMaximumMessageSize, MaxMaximumMessageSize},
+		{"MessageRetentionPeriod", u.MessageRetentionPeriod, MinRetentionSeconds, MaxRetentionSeconds},
+		{"ReceiveMessageWaitTimeSeconds", u.ReceiveMessageWaitTimeSeconds, 0, MaxReceiveWaitSeconds},
+		{"VisibilityTimeout", u.VisibilityTimeout, 0, MaxVisibilityTimeout},
+		{"KmsDataKeyReusePeriodSeconds", u.KmsDataKeyReusePeriodSeconds, MinKmsDataKeyReusePeriod, MaxKmsDataKeyReusePeriod},
+	} {
+		if err := checkRange(c.name, c.v, c.lo, c.hi); err != nil {
+			return err
+		}
+	}
+	if p := u.RedrivePolicy; p != nil {
+		if p.MaxReceiveCount < MinMaxReceiveCount || p.MaxReceiveCount > MaxMaxReceiveCount {
+			return Errorf(ErrInvalidAttributeValue, "Value %d for parameter RedrivePolicy is invalid. Reason: Invalid value for maxReceiveCount: %d, valid values are from %d to %d both inclusive.", p.MaxReceiveCount, p.MaxReceiveCount, MinMaxReceiveCount, MaxMaxReceiveCount)
+		}
+		if _, _, ok := parseQueueArn(p.DeadLetterTargetArn); !ok {
+			return Errorf(ErrInvalidAttributeValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Invalid value for deadLetterTargetArn.", p.DeadLetterTargetArn)
+		}
+	}
+	if p := u.RedriveAllowPolicy; p != nil {
+		switch p.RedrivePermission {
+		case RedriveAllowAll, RedriveDenyAll:
+			if len(p.SourceQueueArns) > 0 {
+				return Errorf(ErrInvalidAttributeValue, "Value for parameter RedriveAllowPolicy is invalid. Reason: sourceQueueArns may be given only with redrivePermission byQueue.")
+			}
+		case RedriveByQueue:
+			if n := len(p.SourceQueueArns); n == 0 || n > MaxRedriveSourceQueues {
+				return Errorf(ErrInvalidAttributeValue, "Value for parameter RedriveAllowPolicy is invalid. Reason: byQueue needs 1 to %d sourceQueueArns.", MaxRedriveSourceQueues)
+			}
+		default:
+			return Errorf(ErrInvalidAttributeValue, "Value %s for parameter RedriveAllowPolicy is invalid. Reason: redrivePermission must be allowAll, denyAll or byQueue.", p.RedrivePermission)
+		}
+	}
+	if !fifo {
+		for name, set := range map[string]bool{
+			"ContentBasedDeduplication": u.ContentBasedDeduplication != nil,
+			"DeduplicationScope":        u.DeduplicationScope != nil,
+			"FifoThroughputLimit":       u.FifoThroughputLimit != nil,
+		} {
+			if set {
+				return Errorf(ErrInvalidAttributeName, "Unknown Attribute %s.", name)
+			}
+		}
+	}
+	if v := u.DeduplicationScope; v != nil && *v != DeduplicationScopeQueue && *v != DeduplicationScopeMessageGroup {
+		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter DeduplicationScope.")
+	}
+	if v := u.FifoThroughputLimit; v != nil && *v != FifoThroughputPerQueue && *v != FifoThroughputPerMessageGroup {
+		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoThroughputLimit.")
+	}
+	return nil
+}
+
+// apply writes the named values over a.
+func (u *AttributeUpdate) apply(a *QueueAttributes) {
+	setInt := func(dst *int, v *int) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	setInt(&a.DelaySeconds, u.DelaySeconds)
+	setInt(&a.MaximumMessageSize, u.MaximumMessageSize)
+	setInt(&a.MessageRetentionPeriod, u.MessageRetentionPeriod)
+	setInt(&a.ReceiveMessageWaitTimeSeconds, u.ReceiveMessageWaitTimeSeconds)
+	setInt(&a.VisibilityTimeout, u.VisibilityTimeout)
+	setInt(&a.KmsDataKeyReusePeriodSeconds, u.KmsDataKeyReusePeriodSeconds)
+	if u.ClearRedrivePolicy {
+		a.RedrivePolicy = nil
+	} else if u.RedrivePolicy != nil {
+		p := *u.RedrivePolicy
+		a.RedrivePolicy = &p
+	}
+	if u.ClearRedriveAllowPolicy {
+		a.RedriveAllowPolicy = nil
+	} else if u.RedriveAllowPolicy != nil {
+		p := *u.RedriveAllowPolicy
+		p.SourceQueueArns = slices.Clone(p.SourceQueueArns)
+		a.RedriveAllowPolicy = &p
+	}
+	if u.Policy != nil {
+		a.Policy = *u.Policy
+	}
+	if u.KmsMasterKeyID != nil {
+		a.KmsMasterKeyID = *u.KmsMasterKeyID
+		// SSE-KMS and SSE-SQS exclude each other.
+		if a.KmsMasterKeyID != "" {
+			a.SqsManagedSseEnabled = false
+		}
+	}
+	if u.SqsManagedSseEnabled != nil {
+		a.SqsManagedSseEnabled = *u.SqsManagedSseEnabled
+	}
+	if u.ContentBasedDeduplication != nil {
+		a.ContentBasedDeduplication = *u.ContentBasedDeduplication
+	}
+	if u.DeduplicationScope != nil {
+		a.DeduplicationScope = *u.DeduplicationScope
+	}
+	if u.FifoThroughputLimit != nil {
+		a.FifoThroughputLimit = *u.FifoThroughputLimit
+	}
+}
+
+// differing names the attributes whose values in the update differ from
+// a's. CreateQueue treats a repeated call as the same queue when it names
+// none.
+func (u *AttributeUpdate) differing(a QueueAttributes) []string {
+	b := a
+	u.apply(&b)
+	var out []string
+	add := func(name string, same bool) {
+		if !same {
+			out = append(out, name)
+		}
+	}
+	add("DelaySeconds", a.DelaySeconds == b.DelaySeconds)
+	add("MaximumMessageSize", a.MaximumMessageSize == b.MaximumMessageSize)
+	add("MessageRetentionPeriod", a.MessageRetentionPeriod == b.MessageRetentionPeriod)
+	add("ReceiveMessageWaitTimeSeconds", a.ReceiveMessageWaitTimeSeconds == b.ReceiveMessageWaitTimeSeconds)
+	add("VisibilityTimeout", a.VisibilityTimeout == b.VisibilityTimeout)
+	add("KmsDataKeyReusePeriodSeconds", a.KmsDataKeyReusePeriodSeconds == b.KmsDataKeyReusePeriodSeconds)
+	add("RedrivePolicy", (a.RedrivePolicy == nil) == (b.RedrivePolicy == nil) && (a.RedrivePolicy == nil || *a.RedrivePolicy == *b.RedrivePolicy))
+	ra, rb := a.RedriveAllowPolicy, b.RedriveAllowPolicy
+	add("RedriveAllowPolicy", (ra == nil) == (rb == nil) && (ra == nil || ra.RedrivePermission == rb.RedrivePermission && slices.Equal(ra.SourceQueueArns, rb.SourceQueueArns)))
+	add("Policy", a.Policy == b.Policy)
+	add("KmsMasterKeyId", a.KmsMasterKeyID == b.KmsMasterKeyID)
+	add("SqsManagedSseEnabled", a.SqsManagedSseEnabled == b.SqsManagedSseEnabled)
+	add("ContentBasedDeduplication", a.ContentBasedDeduplication == b.ContentBasedDeduplication)
+	add("DeduplicationScope", a.DeduplicationScope == b.DeduplicationScope)
+	add("FifoThroughputLimit", a.FifoThroughputLimit == b.FifoThroughputLimit)
+	return out
+}
+
+// parseQueueArn splits arn:aws:sqs:REGION:ACCOUNT:NAME into account and
+// name.
+func parseQueueArn(arn string) (account, name string, ok bool) {
+	parts := strings.Split(arn, ":")
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[4] == "" || parts[5] == "" {
+		return "", "", false
+	}
+	return parts[4], parts[5], true
+}

@@ -1,0 +1,387 @@
+// Package engine is minisqs's queue engine: queues, messages, leases, delays,
+// retention and dead-lettering, persisted in buntdb. It knows nothing of
+// HTTP or of any wire format; every front end drives the same methods.
+package engine
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/tidwall/buntdb"
+)
+
+// Options configure an Engine. The zero value is an in-memory engine on the
+// wall clock with AWS's defaults.
+type Options struct {
+	// Path is the buntdb file; empty keeps everything in memory.
+	Path  string
+	Fsync FsyncPolicy
+	Clock Clock
+	// Random supplies message ids and receipt-handle tokens.
+	Random    io.Reader
+	Region    string
+	AccountID string
+	// SkipCooldowns lifts the 60-second rules on PurgeQueue and on reusing a
+	// deleted queue's name, for suites that purge or recreate queues often.
+	SkipCooldowns bool
+	Logger        *slog.Logger
+}
+
+// Defaults for Options.
+const (
+	DefaultRegion    = "us-east-1"
+	DefaultAccountID = "000000000000"
+	sweepInterval    = time.Second
+)
+
+// Engine owns every queue. Lock order: Engine.mu before any Queue.mu; a
+// goroutine never holds two Queue.mu at once; the store's own lock is
+// innermost.
+type Engine struct {
+	opts  Options
+	clock Clock
+	store *store
+	log   *slog.Logger
+
+	mu        sync.RWMutex // guards queues, byID and deletedAt
+	queues    map[string]*Queue
+	byID      map[string]*Queue
+	deletedAt map[string]time.Time
+
+	closing     chan struct{} // closed to end long polls and the sweeper
+	closingOnce sync.Once
+	closeOnce   sync.Once
+	sweeperWG   sync.WaitGroup
+}
+
+// Open opens the store, loads every queue and message, and starts the
+// sweeper that expires messages and ends leases on idle queues.
+func Open(opts Options) (*Engine, error) {
+	if opts.Clock == nil {
+		opts.Clock = SystemClock{}
+	}
+	if opts.Random == nil {
+		opts.Random = rand.Reader
+	}
+	if opts.Region == "" {
+		opts.Region = DefaultRegion
+	}
+	if opts.AccountID == "" {
+		opts.AccountID = DefaultAccountID
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	st, err := openStore(opts.Path, opts.Fsync)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		opts:      opts,
+		clock:     opts.Clock,
+		store:     st,
+		log:       opts.Logger,
+		queues:    map[string]*Queue{},
+		byID:      map[string]*Queue{},
+		deletedAt: map[string]time.Time{},
+		closing:   make(chan struct{}),
+	}
+	if err := e.load(); err != nil {
+		st.close()
+		return nil, err
+	}
+	e.sweeperWG.Add(1)
+	go e.sweep()
+	return e, nil
+}
+
+// EndLongPolls makes every waiting receive, and every later one, answer at
+// once with what is available; a server calls it before draining requests.
+func (e *Engine) EndLongPolls() {
+	e.closingOnce.Do(func() { close(e.closing) })
+}
+
+// Close stops background work, ends waiting receives and closes the store,
+// flushing it to disk.
+func (e *Engine) Close() error {
+	var err error
+	e.closeOnce.Do(func() {
+		e.EndLongPolls()
+		e.sweeperWG.Wait()
+		err = e.store.close()
+	})
+	return err
+}
+
+// Region and AccountID name where queues live, for ARNs and URLs.
+func (e *Engine) Region() string    { return e.opts.Region }
+func (e *Engine) AccountID() string { return e.opts.AccountID }
+
+// Now is the engine clock's current time.
+func (e *Engine) Now() time.Time { return e.clock.Now() }
+
+func (e *Engine) arn(name string) string {
+	return "arn:aws:sqs:" + e.opts.Region + ":" + e.opts.AccountID + ":" + name
+}
+
+func (e *Engine) newID() (string, error) {
+	u, err := uuid.NewRandomFromReader(e.opts.Random)
+	if err != nil {
+		return "", err
+	}
+	return u.String(), nil
+}
+
+func (e *Engine) load() error {
+	var recs []*queueRecord
+	err := e.store.db.View(func(tx *buntdb.Tx) error {
+		return tx.AscendGreaterOrEqual("", queuePrefix, func(k, v string) bool {
+			if !strings.HasPrefix(k, queuePrefix) {
+				return false
+			}
+			rec := &queueRecord{}
+			if err := json.Unmarshal([]byte(v), rec); err != nil {
+				e.log.Error("skipping unreadable queue record", "key", k, "err", err)
+				return true
+			}
+			recs = append(recs, rec)
+			return true
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("load queues: %w", err)
+	}
+	now := e.clock.Now().UnixNano()
+	for _, rec := range recs {
+		q := newQueue(e, rec)
+		if err := q.loadMessages(now); err != nil {
+			return fmt.Errorf("load queue %s: %w", rec.Name, err)
+		}
+		e.queues[q.name] = q
+		e.byID[q.id] = q
+	}
+	return nil
+}
+
+func (e *Engine) sweep() {
+	defer e.sweeperWG.Done()
+	for {
+		tick, stop := e.clock.After(sweepInterval)
+		select {
+		case <-e.closing:
+			stop()
+			return
+		case <-tick:
+		}
+		now := e.clock.Now()
+		for _, q := range e.Queues("") {
+			q.mu.Lock()
+			q.advance(now.UnixNano())
+			q.mu.Unlock()
+		}
+		e.mu.Lock()
+		for name, at := range e.deletedAt {
+			if now.Sub(at) >= DeleteQueueCooldown {
+				delete(e.deletedAt, name)
+			}
+		}
+		e.mu.Unlock()
+	}
+}
+
+// ValidQueueName reports whether name is 1 to 80 letters, digits, hyphens
+// and underscores, with an optional ".fifo" suffix counted in the 80.
+func ValidQueueName(name string) bool {
+	if len(name) == 0 || len(name) > MaxQueueNameLen {
+		return false
+	}
+	base := strings.TrimSuffix(name, ".fifo")
+	if base == "" {
+		return false
+	}
+	for _, c := range base {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// CreateQueue creates a queue, or returns the existing one of that name
+// when every attribute the call names has the value it already has.
+func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string]string) (*Queue, error) {
+	if !ValidQueueName(name) {
+		return nil, Errorf(ErrInvalidParameterValue, "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length")
+	}
+	fifo := strings.HasSuffix(name, ".fifo")
+	if attrs.FifoQueue != nil && *attrs.FifoQueue != fifo {
+		if fifo {
+			return nil, Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoQueue. Reason: The name of a FIFO queue can only end with .fifo suffix")
+		}
+		return nil, Errorf(ErrInvalidParameterValue, "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.")
+	}
+	if fifo && attrs.FifoQueue == nil {
+		return nil, Errorf(ErrInvalidParameterValue, "The queue name ends with .fifo but the FifoQueue attribute is not set to true.")
+	}
+	if err := attrs.validate(fifo); err != nil {
+		return nil, err
+	}
+	if err := validateTags(tags); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if q, ok := e.queues[name]; ok {
+		if diff := attrs.differing(q.Attributes()); len(diff) > 0 {
+			return nil, Errorf(ErrQueueNameExists, "A queue already exists with the same name and a different value for attribute %s", strings.Join(diff, ", "))
+		}
+		return q, nil
+	}
+	if at, ok := e.deletedAt[name]; ok && !e.opts.SkipCooldowns && e.clock.Now().Sub(at) < DeleteQueueCooldown {
+		return nil, Errorf(ErrQueueDeletedRecently, "You must wait 60 seconds after deleting a queue before you can create another with the same name.")
+	}
+	a := DefaultAttributes(fifo)
+	if err := e.checkRedriveLocked(e.arn(name), attrs.RedrivePolicy, fifo); err != nil {
+		return nil, err
+	}
+	attrs.apply(&a)
+	id, err := e.newID()
+	if err != nil {
+		return nil, err
+	}
+	now := e.clock.Now().UnixNano()
+	rec := &queueRecord{ID: id, Name: name, Created: now, Modified: now, Attributes: a, Tags: tags}
+	if err := e.store.putQueue(rec); err != nil {
+		return nil, err
+	}
+	q := newQueue(e, rec)
+	e.queues[name] = q
+	e.byID[id] = q
+	delete(e.deletedAt, name)
+	return q, nil
+}
+
+// checkRedriveLocked checks that a redrive policy names an existing queue of
+// the right type whose RedriveAllowPolicy admits the source. e.mu is held.
+func (e *Engine) checkRedriveLocked(sourceArn string, p *RedrivePolicy, fifo bool) error {
+	if p == nil {
+		return nil
+	}
+	account, name, _ := parseQueueArn(p.DeadLetterTargetArn)
+	dlq, ok := e.queues[name]
+	if !ok || account != e.opts.AccountID {
+		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Dead letter target does not exist.", p.DeadLetterTargetArn)
+	}
+	da := dlq.Attributes()
+	if da.FifoQueue != fifo {
+		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Dead-letter target owner should be same as the source; a FIFO queue's dead-letter queue must also be FIFO and a standard queue's standard.", p.DeadLetterTargetArn)
+	}
+	if !da.RedriveAllowPolicy.allows(sourceArn) {
+		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Queue %s does not allow this queue to use it as a dead-letter queue (RedriveAllowPolicy).", p.DeadLetterTargetArn, dlq.arn)
+	}
+	return nil
+}
+
+// Queue returns the queue called name.
+func (e *Engine) Queue(name string) (*Queue, error) {
+	e.mu.RLock()
+	q, ok := e.queues[name]
+	e.mu.RUnlock()
+	if !ok {
+		return nil, errNoQueue()
+	}
+	return q, nil
+}
+
+// QueueByID returns the queue with the given UUID.
+func (e *Engine) QueueByID(id string) (*Queue, error) {
+	e.mu.RLock()
+	q, ok := e.byID[id]
+	e.mu.RUnlock()
+	if !ok {
+		return nil, errNoQueue()
+	}
+	return q, nil
+}
+
+// QueueByArn returns the queue an ARN names.
+func (e *Engine) QueueByArn(arn string) (*Queue, error) {
+	account, name, ok := parseQueueArn(arn)
+	if !ok || account != e.opts.AccountID {
+		return nil, errNoQueue()
+	}
+	return e.Queue(name)
+}
+
+func errNoQueue() error {
+	return Errorf(ErrQueueDoesNotExist, "The specified queue does not exist.")
+}
+
+// Queues lists the queues whose names start with prefix, sorted by name.
+func (e *Engine) Queues(prefix string) []*Queue {
+	e.mu.RLock()
+	out := make([]*Queue, 0, len(e.queues))
+	for name, q := range e.queues {
+		if strings.HasPrefix(name, prefix) {
+			out = append(out, q)
+		}
+	}
+	e.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// DeleteQueue deletes q and its messages. Waiting receives on it end with
+// QueueDoesNotExist and its receipt handles go stale.
+func (e *Engine) DeleteQueue(q *Queue) error {
+	e.mu.Lock()
+	if e.queues[q.name] != q {
+		e.mu.Unlock()
+		return errNoQueue()
+	}
+	delete(e.queues, q.name)
+	delete(e.byID, q.id)
+	e.deletedAt[q.name] = e.clock.Now()
+	e.mu.Unlock()
+
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.deleted = true
+	q.clearLocked()
+	q.wakeLocked()
+	return e.store.deleteQueue(q.name, q.id)
+}
+
+// DeadLetterSourceQueues lists the queues whose RedrivePolicy names q.
+func (e *Engine) DeadLetterSourceQueues(q *Queue) []*Queue {
+	var out []*Queue
+	for _, src := range e.Queues("") {
+		if p := src.Attributes().RedrivePolicy; p != nil && p.DeadLetterTargetArn == q.arn {
+			out = append(out, src)
+		}
+	}
+	return out
+}
+
+func validateTags(tags map[string]string) error {
+	if len(tags) > MaxTagsPerQueue {
+		return Errorf(ErrInvalidParameterValue, "Too many tags: a queue can have at most %d.", MaxTagsPerQueue)
+	}
+	for k, v := range tags {
+		if k == "" || len(k) > MaxTagKeyLen {
+			return Errorf(ErrInvalidParameterValue, "Tag keys must be 1 to %d characters.", MaxTagKeyLen)
+		}
+		if len(v) > MaxTagValueLen {
+			return Errorf(ErrInvalidParameterValue, "Tag values must be at most %d characters.", MaxTagValueLen)
+		}
+	}
+	return nil
+}

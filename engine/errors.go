@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code names a class of engine failure. The names follow the SQS API's
+// error shapes; each front end maps a Code to its own wire form in one place.
+type Code string
+
+// The engine's failure classes.
+const (
+	ErrQueueDoesNotExist        Code = "QueueDoesNotExist"
+	ErrQueueNameExists          Code = "QueueNameExists"
+	ErrQueueDeletedRecently     Code = "QueueDeletedRecently"
+	ErrPurgeQueueInProgress     Code = "PurgeQueueInProgress"
+	ErrInvalidAttributeName     Code = "InvalidAttributeName"
+	ErrInvalidAttributeValue    Code = "InvalidAttributeValue"
+	ErrInvalidParameterValue    Code = "InvalidParameterValue"
+	ErrMissingParameter         Code = "MissingParameter"
+	ErrInvalidMessageContents   Code = "InvalidMessageContents"
+	ErrMessageTooLong           Code = "MessageTooLong"
+	ErrReceiptHandleIsInvalid   Code = "ReceiptHandleIsInvalid"
+	ErrReceiptHandleStale       Code = "ReceiptHandleStale"
+	ErrMessageNotInflight       Code = "MessageNotInflight"
+	ErrOverLimit                Code = "OverLimit"
+	ErrUnsupportedOperation     Code = "UnsupportedOperation"
+	ErrResourceNotFound         Code = "ResourceNotFound"
+	ErrQueueInUse               Code = "QueueInUse"
+	ErrInvalidAddress           Code = "InvalidAddress"
+	ErrInternal                 Code = "InternalError"
+	ErrTooManyEntriesInBatch    Code = "TooManyEntriesInBatchRequest"
+	ErrEmptyBatchRequest        Code = "EmptyBatchRequest"
+	ErrBatchEntryIdsNotDistinct Code = "BatchEntryIdsNotDistinct"
+	ErrBatchRequestTooLong      Code = "BatchRequestTooLong"
+	ErrInvalidBatchEntryID      Code = "InvalidBatchEntryId"
+)
+
+// Error is a typed engine failure: a Code for programs and a message for
+// people.
+type Error struct {
+	Code    Code
+	Message string
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf returns the Code of err, or ErrInternal when err is not an *Error.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ErrInternal
+}

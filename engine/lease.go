@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Acknowledge deletes the messages whose current deliveries the handles
+// name, one result per handle. A handle of an earlier delivery, or of a
+// message that is gone, fails with ErrReceiptHandleStale and changes
+// nothing. A handle still works after its visibility timeout ends, until
+// another receive takes the message.
+func (q *Queue) Acknowledge(handles []string) []error {
+	errs := make([]error, len(handles))
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.deleted {
+		for i := range errs {
+			errs[i] = errNoQueue()
+		}
+		return errs
+	}
+	var gone []*message
+	for i, h := range handles {
+		m, err := q.leaseLocked(h, "The receipt handle has expired.")
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		q.removeLocked(m)
+		gone = append(gone, m)
+	}
+	if len(gone) == 0 {
+		return errs
+	}
+	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
+		for _, m := range gone {
+			s := seqSuffix(q.id, m.seq)
+			if err := deleteKey(tx, messageKey(s)); err != nil {
+				return err
+			}
+			if err := deleteKey(tx, stateKey(s)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		q.e.log.Error("deleting acknowledged messages", "queue", q.name, "err", err)
+	}
+	return errs
+}
+
+// leaseLocked finds the message whose current delivery handle h names.
+func (q *Queue) leaseLocked(h, staleReason string) (*message, error) {
+	seq, token, err := decodeReceiptHandle(h)
+	if err != nil {
+		return nil, err
+	}
+	m := q.msgs[seq]
+	if m == nil || m.token != token {
+		return nil, Errorf(ErrReceiptHandleStale, "Value %s for parameter ReceiptHandle is invalid. Reason: %s", h, staleReason)
+	}
+	return m, nil
+}
+
+// VisibilityChange sets a leased message's remaining visibility timeout.
+type VisibilityChange struct {
+	ReceiptHandle string
+	Timeout       int // seconds from now; 0 makes the message visible at once
+}
+
+// ChangeVisibility applies each change, one result per change. A message
+// stays in flight at most 12 hours from its receive. A handle whose lease
+// has ended but whose message has not been received again starts a new
+// lease of the given length, as SQS allows.
+func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
+	errs := make([]error, len(changes))
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.deleted {
+		for i := range errs {
+			errs[i] = errNoQueue()
+		}
+		return errs
+	}
+	now := q.e.clock.Now().UnixNano()
+	q.advance(now)
+	var changed []*message
+	woke := false
+	for i, c := range changes {
+		if c.Timeout < 0 || c.Timeout > MaxVisibilityTimeout {
+			errs[i] = Errorf(ErrInvalidParameterValue, "Value %d for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and %d.", c.Timeout, MaxVisibilityTimeout)
+			continue
+		}
+		m, err := q.leaseLocked(c.ReceiptHandle, "Message does not exist or is not available for visibility timeout change.")
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		end := now + int64(c.Timeout)*1e9
+		if end > m.receivedAt+int64(MaxInFlightDuration) {
+			errs[i] = Errorf(ErrInvalidParameterValue, "Value %d for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [%d seconds].", c.Timeout, int(MaxInFlightDuration/time.Second))
+			continue
+		}
+		q.unstateLocked(m)
+		m.visibleAt = end
+		if c.Timeout == 0 {
+			m.state = stateReady
+			q.ready.push(m)
+			woke = true
+		} else {
+			m.state = stateInFlight
+			q.inFlight++
+			q.timers.push(m)
+		}
+		changed = append(changed, m)
+	}
+	if len(changed) > 0 {
+		err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
+			for _, m := range changed {
+				if _, _, err := tx.Set(stateKey(seqSuffix(q.id, m.seq)), encodeState(m), nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			q.e.log.Error("recording visibility change", "queue", q.name, "err", err)
+		}
+	}
+	if woke {
+		q.wakeLocked()
+	}
+	return errs
+}

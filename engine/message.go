@@ -1,0 +1,87 @@
+package engine
+
+import "time"
+
+// MessageAttribute is a typed attribute carried with a message. DataType is
+// String, Number or Binary, optionally followed by a custom ".label".
+type MessageAttribute struct {
+	Name        string
+	DataType    string
+	StringValue string
+	BinaryValue []byte
+}
+
+// IsBinary reports whether the attribute's value is in BinaryValue.
+func (a MessageAttribute) IsBinary() bool {
+	return a.DataType == "Binary" || len(a.DataType) > 7 && a.DataType[:7] == "Binary."
+}
+
+// NewMessage is one message to send.
+type NewMessage struct {
+	Body             string
+	Attributes       []MessageAttribute
+	SystemAttributes []MessageAttribute
+	// DelaySeconds overrides the queue's delay when not nil.
+	DelaySeconds    *int
+	GroupID         string
+	DeduplicationID string
+	SenderID        string
+}
+
+// SendResult is the outcome of sending one message: either the stored
+// message's identity or Err.
+type SendResult struct {
+	MessageID      string
+	MD5OfBody      string
+	SequenceNumber string
+	Err            error
+}
+
+// Message is a stored message as a receive or peek returns it.
+type Message struct {
+	ID                  string
+	Body                string
+	MD5OfBody           string
+	Attributes          []MessageAttribute
+	SystemAttributes    []MessageAttribute
+	SenderID            string
+	GroupID             string
+	DeduplicationID     string
+	SequenceNumber      string
+	SentAt              time.Time
+	DeadLetterSourceArn string
+}
+
+// Delivery is a received message: the message plus this delivery's lease.
+type Delivery struct {
+	Message
+	ReceiptHandle   string
+	ReceiveCount    int
+	FirstReceivedAt time.Time
+}
+
+// Message states. Every live message is in exactly one, and in the heap that
+// state names.
+const (
+	stateReady    uint8 = iota // visible: in ready
+	stateDelayed               // waiting out its delay: in timers
+	stateInFlight              // leased: in timers
+)
+
+// message is the in-memory index entry of a stored message. The body and
+// attributes stay in the store, so memory per message stays small whatever
+// the message size.
+type message struct {
+	seq            uint64
+	size           int   // stored bytes of body and attributes
+	sentAt         int64 // unix nanoseconds, like every instant below
+	visibleAt      int64
+	expireAt       int64
+	receivedAt     int64 // start of the current lease, for the 12-hour cap
+	firstReceiveAt int64
+	receiveCount   int
+	state          uint8
+	token          [tokenLen]byte // current delivery's receipt token; zero before any
+	readyOrTimer   int            // slot in ready or timers
+	expirySlot     int
+}

@@ -1,0 +1,298 @@
+package engine
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"io"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// ReceiveOptions shape one receive. Nil fields take the queue's setting.
+type ReceiveOptions struct {
+	// MaxMessages is 1 to 10; 0 means 1.
+	MaxMessages       int
+	VisibilityTimeout *int
+	WaitSeconds       *int
+}
+
+func (o *ReceiveOptions) validate() error {
+	if o.MaxMessages == 0 {
+		o.MaxMessages = 1
+	}
+	if o.MaxMessages < 1 || o.MaxMessages > MaxMessagesPerReceive {
+		return Errorf(ErrInvalidParameterValue, "Value %d for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 10, if provided.", o.MaxMessages)
+	}
+	if v := o.VisibilityTimeout; v != nil && (*v < 0 || *v > MaxVisibilityTimeout) {
+		return Errorf(ErrInvalidParameterValue, "Value %d for parameter VisibilityTimeout is invalid. Reason: Must be >= 0 and <= %d, if provided.", *v, MaxVisibilityTimeout)
+	}
+	if w := o.WaitSeconds; w != nil && (*w < 0 || *w > MaxReceiveWaitSeconds) {
+		return Errorf(ErrInvalidParameterValue, "Value %d for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= %d, if provided.", *w, MaxReceiveWaitSeconds)
+	}
+	return nil
+}
+
+// Receive leases up to MaxMessages visible messages. With a wait it is a
+// long poll: it returns as soon as messages are available, or empty when the
+// wait ends, the context is done or the engine closes. A message already
+// received MaxReceiveCount times goes to the dead-letter queue instead of
+// being returned.
+func (q *Queue) Receive(ctx context.Context, opts ReceiveOptions) ([]Delivery, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	wait := q.Attributes().ReceiveMessageWaitTimeSeconds
+	if opts.WaitSeconds != nil {
+		wait = *opts.WaitSeconds
+	}
+	deadline := q.e.clock.Now().Add(time.Duration(wait) * time.Second)
+	for {
+		got, wake, nextDue, err := q.receiveOnce(opts, wait > 0)
+		if err != nil || len(got) > 0 || wake == nil {
+			return got, err
+		}
+		now := q.e.clock.Now()
+		d := deadline.Sub(now)
+		if due := time.Duration(nextDue - now.UnixNano()); nextDue != 0 && due < d {
+			d = due
+		}
+		done := false
+		if deadline.After(now) {
+			timer, stop := q.e.clock.After(d)
+			select {
+			case <-wake:
+			case <-timer:
+			case <-ctx.Done():
+				done = true
+			case <-q.e.closing:
+				done = true
+			}
+			stop()
+		} else {
+			done = true
+		}
+		q.mu.Lock()
+		q.waiting--
+		q.mu.Unlock()
+		if done {
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// receiveOnce takes what is available now. When it takes nothing and wait is
+// set, it registers a waiter and returns the channel that signals a change,
+// and the instant the next delayed or leased message becomes visible.
+func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wake chan struct{}, nextDue int64, err error) {
+	a := q.Attributes()
+	dlq := q.e.deadLetterTarget(a)
+	vis := a.VisibilityTimeout
+	if opts.VisibilityTimeout != nil {
+		vis = *opts.VisibilityTimeout
+	}
+	limit := MaxInFlightStandard
+	if a.FifoQueue {
+		limit = MaxInFlightFIFO
+	}
+
+	q.mu.Lock()
+	if q.deleted {
+		q.mu.Unlock()
+		return nil, nil, 0, errNoQueue()
+	}
+	nowT := q.e.clock.Now()
+	now := nowT.UnixNano()
+	q.advance(now)
+	var picked, dead []*message
+	for len(picked) < opts.MaxMessages {
+		m := q.ready.peek()
+		if m == nil {
+			break
+		}
+		if dlq != nil && m.receiveCount >= a.RedrivePolicy.MaxReceiveCount {
+			q.removeLocked(m)
+			dead = append(dead, m)
+			continue
+		}
+		if q.inFlight >= limit {
+			if len(picked) == 0 {
+				err = Errorf(ErrOverLimit, "Maximum number of in-flight messages (%d) reached for queue %s.", limit, q.name)
+			}
+			break
+		}
+		q.ready.pop()
+		if err := q.newToken(m); err != nil {
+			q.ready.push(m)
+			q.mu.Unlock()
+			return nil, nil, 0, Errorf(ErrInternal, "receipt token: %v", err)
+		}
+		m.receiveCount++
+		if m.firstReceiveAt == 0 {
+			m.firstReceiveAt = now
+		}
+		m.receivedAt = now
+		m.visibleAt = now + int64(vis)*1e9
+		m.state = stateInFlight
+		q.inFlight++
+		q.timers.push(m)
+		picked = append(picked, m)
+	}
+	if len(picked) > 0 {
+		out, err = q.loadDeliveries(picked)
+	}
+	if len(out) == 0 && err == nil && wait {
+		q.waiting++
+		wake = q.notify
+		if t := q.timers.peek(); t != nil {
+			nextDue = t.visibleAt
+		}
+	}
+	q.mu.Unlock()
+	if len(dead) > 0 {
+		dlq.adoptDeadLetters(q, dead)
+	}
+	return out, wake, nextDue, err
+}
+
+// loadDeliveries records the new leases and reads the messages' records in
+// one store transaction.
+func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
+	out := make([]Delivery, 0, len(picked))
+	var missing []*message
+	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
+		for _, m := range picked {
+			suffix := seqSuffix(q.id, m.seq)
+			raw, err := tx.Get(messageKey(suffix))
+			if err != nil {
+				missing = append(missing, m)
+				continue
+			}
+			rec, err := decodeMessage(raw)
+			if err != nil {
+				q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
+				missing = append(missing, m)
+				continue
+			}
+			if _, _, err := tx.Set(stateKey(suffix), encodeState(m), nil); err != nil {
+				return err
+			}
+			out = append(out, Delivery{
+				Message:         rec,
+				ReceiptHandle:   encodeReceiptHandle(m.seq, m.token),
+				ReceiveCount:    m.receiveCount,
+				FirstReceivedAt: time.Unix(0, m.firstReceiveAt),
+			})
+		}
+		return nil
+	})
+	for _, m := range missing {
+		q.removeLocked(m)
+	}
+	if err != nil {
+		return nil, Errorf(ErrInternal, "recording receive: %v", err)
+	}
+	return out, nil
+}
+
+// deadLetterTarget returns the queue a's RedrivePolicy names, or nil.
+func (e *Engine) deadLetterTarget(a QueueAttributes) *Queue {
+	if a.RedrivePolicy == nil {
+		return nil
+	}
+	dlq, err := e.QueueByArn(a.RedrivePolicy.DeadLetterTargetArn)
+	if err != nil {
+		return nil
+	}
+	return dlq
+}
+
+// adoptDeadLetters moves messages that src has already taken out of its
+// index into q, in one store transaction. Each keeps its id, body, send time
+// and receive count, and records src as its dead-letter source.
+func (q *Queue) adoptDeadLetters(src *Queue, dead []*message) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	a := q.Attributes()
+	var adopted []*message
+	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
+		for _, old := range dead {
+			from := seqSuffix(src.id, old.seq)
+			raw, err := tx.Get(messageKey(from))
+			if err != nil {
+				continue // purged or deleted meanwhile
+			}
+			if err := deleteKey(tx, messageKey(from)); err != nil {
+				return err
+			}
+			if err := deleteKey(tx, stateKey(from)); err != nil {
+				return err
+			}
+			if q.deleted {
+				continue
+			}
+			rec, err := decodeMessage(raw)
+			if err != nil {
+				continue
+			}
+			rec.DeadLetterSourceArn = src.arn
+			m := &message{
+				seq:            q.seq.Add(1),
+				sentAt:         old.sentAt,
+				expireAt:       old.sentAt + int64(a.MessageRetentionPeriod)*1e9,
+				receiveCount:   old.receiveCount,
+				firstReceiveAt: old.firstReceiveAt,
+				state:          stateReady,
+				readyOrTimer:   -1,
+				expirySlot:     -1,
+			}
+			to := seqSuffix(q.id, m.seq)
+			body := encodeMessage(&rec)
+			m.size = len(body)
+			if _, _, err := tx.Set(messageKey(to), body, nil); err != nil {
+				return err
+			}
+			if _, _, err := tx.Set(stateKey(to), encodeState(m), nil); err != nil {
+				return err
+			}
+			adopted = append(adopted, m)
+		}
+		return nil
+	})
+	if err != nil {
+		q.e.log.Error("moving messages to dead-letter queue", "source", src.name, "dlq", q.name, "err", err)
+		return
+	}
+	for _, m := range adopted {
+		q.insertLocked(m)
+	}
+	if len(adopted) > 0 {
+		q.wakeLocked()
+	}
+}
+
+const tokenLen = 16
+
+func (q *Queue) newToken(m *message) error {
+	_, err := io.ReadFull(q.e.opts.Random, m.token[:])
+	return err
+}
+
+// A receipt handle is the message's sequence number and its delivery token:
+// unguessable, and bound to one delivery.
+func encodeReceiptHandle(seq uint64, token [tokenLen]byte) string {
+	var b [8 + tokenLen]byte
+	binary.BigEndian.PutUint64(b[:8], seq)
+	copy(b[8:], token[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+func decodeReceiptHandle(h string) (seq uint64, token [tokenLen]byte, err error) {
+	b, derr := base64.RawURLEncoding.DecodeString(h)
+	if derr != nil || len(b) != 8+tokenLen {
+		return 0, token, Errorf(ErrReceiptHandleIsInvalid, "The input receipt handle \"%s\" is not a valid receipt handle.", h)
+	}
+	copy(token[:], b[8:])
+	return binary.BigEndian.Uint64(b[:8]), token, nil
+}

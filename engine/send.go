@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"crypto/md5"
+	"encoding/hex"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Send stores messages, each checked on its own: a bad message gets its
+// error in its result and does not fail the others. The results are in the
+// order of msgs.
+func (q *Queue) Send(msgs []NewMessage) []SendResult {
+	results := make([]SendResult, len(msgs))
+	a := q.Attributes()
+	type pending struct {
+		i   int
+		rec Message
+		m   *message
+	}
+	batch := make([]pending, 0, len(msgs))
+	for i := range msgs {
+		rec, m, err := q.prepare(&msgs[i], a)
+		if err != nil {
+			results[i].Err = err
+			continue
+		}
+		batch = append(batch, pending{i, rec, m})
+	}
+	if len(batch) == 0 {
+		return results
+	}
+
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.deleted {
+		for _, p := range batch {
+			results[p.i].Err = errNoQueue()
+		}
+		return results
+	}
+	now := q.e.clock.Now()
+	for k := range batch {
+		p := &batch[k]
+		p.m.seq = q.seq.Add(1)
+		p.m.sentAt = now.UnixNano()
+		p.m.expireAt = now.UnixNano() + int64(a.MessageRetentionPeriod)*1e9
+		delay := a.DelaySeconds
+		if d := msgs[p.i].DelaySeconds; d != nil {
+			delay = *d
+		}
+		if delay > 0 {
+			p.m.state = stateDelayed
+			p.m.visibleAt = now.UnixNano() + int64(delay)*1e9
+		}
+		p.rec.SentAt = now
+	}
+	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
+		for _, p := range batch {
+			suffix := seqSuffix(q.id, p.m.seq)
+			body := encodeMessage(&p.rec)
+			p.m.size = len(body)
+			if _, _, err := tx.Set(messageKey(suffix), body, nil); err != nil {
+				return err
+			}
+			if _, _, err := tx.Set(stateKey(suffix), encodeState(p.m), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		for _, p := range batch {
+			results[p.i].Err = Errorf(ErrInternal, "storing message: %v", err)
+		}
+		return results
+	}
+	anyReady := false
+	for _, p := range batch {
+		q.insertLocked(p.m)
+		anyReady = anyReady || p.m.state == stateReady
+		results[p.i] = SendResult{MessageID: p.rec.ID, MD5OfBody: p.rec.MD5OfBody, SequenceNumber: p.rec.SequenceNumber}
+	}
+	if anyReady {
+		q.wakeLocked()
+	}
+	return results
+}
+
+// prepare validates one message against the queue's settings and builds its
+// record, without touching the queue.
+func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, error) {
+	if in.Body == "" {
+		return Message{}, nil, Errorf(ErrMissingParameter, "The request must contain the parameter MessageBody.")
+	}
+	if !validText(in.Body) {
+		return Message{}, nil, Errorf(ErrInvalidMessageContents, "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF")
+	}
+	if d := in.DelaySeconds; d != nil {
+		if a.FifoQueue {
+			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.", *d)
+		}
+		if *d < 0 || *d > MaxDelaySeconds {
+			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= %d.", *d, MaxDelaySeconds)
+		}
+	}
+	if err := validateAttributes(in.Attributes); err != nil {
+		return Message{}, nil, err
+	}
+	for _, sa := range in.SystemAttributes {
+		if sa.Name != "AWSTraceHeader" {
+			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Message system attribute name '%s' is invalid.", sa.Name)
+		}
+		if sa.DataType != "String" || sa.StringValue == "" {
+			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Message system attribute '%s' must be of type String with a non-empty value.", sa.Name)
+		}
+	}
+	if size := MessageSize(in); size > a.MaximumMessageSize {
+		return Message{}, nil, Errorf(ErrMessageTooLong, "One or more parameters are invalid. Reason: Message must be shorter than %d bytes.", a.MaximumMessageSize)
+	}
+	if !a.FifoQueue && in.DeduplicationID != "" {
+		return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %s for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.", in.DeduplicationID)
+	}
+	id, err := q.e.newID()
+	if err != nil {
+		return Message{}, nil, Errorf(ErrInternal, "message id: %v", err)
+	}
+	sum := md5.Sum([]byte(in.Body))
+	sender := in.SenderID
+	if sender == "" {
+		sender = q.e.opts.AccountID
+	}
+	rec := Message{
+		ID:               id,
+		Body:             in.Body,
+		MD5OfBody:        hex.EncodeToString(sum[:]),
+		Attributes:       in.Attributes,
+		SystemAttributes: in.SystemAttributes,
+		SenderID:         sender,
+		GroupID:          in.GroupID,
+	}
+	return rec, &message{readyOrTimer: -1, expirySlot: -1}, nil
+}
+
+// MessageSize is the size SQS counts against MaximumMessageSize: the body's
+// UTF-8 bytes plus each attribute's name, type and value.
+func MessageSize(m *NewMessage) int {
+	n := len(m.Body)
+	for _, a := range m.Attributes {
+		n += len(a.Name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue)
+	}
+	return n
+}

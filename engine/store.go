@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/buntdb"
+)
+
+// FsyncPolicy says how often the store's file is flushed to disk. Every
+// change is written to the file when it is made, so a killed process loses
+// nothing under any policy; the policy bounds what a machine crash can lose.
+type FsyncPolicy int
+
+// Fsync policies, after buntdb's sync policies.
+const (
+	FsyncEverySecond FsyncPolicy = iota
+	FsyncAlways
+	FsyncNever
+)
+
+// ParseFsyncPolicy reads "always", "everysec" or "never".
+func ParseFsyncPolicy(s string) (FsyncPolicy, error) {
+	switch s {
+	case "always":
+		return FsyncAlways, nil
+	case "everysec", "":
+		return FsyncEverySecond, nil
+	case "never":
+		return FsyncNever, nil
+	}
+	return 0, fmt.Errorf("fsync policy %q: want always, everysec or never", s)
+}
+
+func (p FsyncPolicy) String() string {
+	return [...]string{"everysec", "always", "never"}[p]
+}
+
+// Keys: "q:NAME" holds a queue; "m:QUEUEID:SEQ" a message's immutable
+// record and "s:QUEUEID:SEQ" its state. SEQ is fixed-width hex so that keys
+// sort in sending order.
+const (
+	queuePrefix   = "q:"
+	messagePrefix = "m:"
+	statePrefix   = "s:"
+)
+
+func queueKey(name string) string { return queuePrefix + name }
+
+func seqSuffix(qid string, seq uint64) string {
+	var b strings.Builder
+	b.Grow(len(qid) + 17)
+	b.WriteString(qid)
+	b.WriteByte(':')
+	s := strconv.FormatUint(seq, 16)
+	for i := len(s); i < 16; i++ {
+		b.WriteByte('0')
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+func messageKey(suffix string) string { return messagePrefix + suffix }
+func stateKey(suffix string) string   { return statePrefix + suffix }
+
+// store is the durable record of queues and messages.
+type store struct {
+	db *buntdb.DB
+}
+
+func openStore(path string, fsync FsyncPolicy) (*store, error) {
+	if path == "" {
+		path = ":memory:"
+	}
+	db, err := buntdb.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	var cfg buntdb.Config
+	if err := db.ReadConfig(&cfg); err != nil {
+		db.Close()
+		return nil, err
+	}
+	cfg.SyncPolicy = map[FsyncPolicy]buntdb.SyncPolicy{
+		FsyncAlways:      buntdb.Always,
+		FsyncEverySecond: buntdb.EverySecond,
+		FsyncNever:       buntdb.Never,
+	}[fsync]
+	if err := db.SetConfig(cfg); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &store{db: db}, nil
+}
+
+func (s *store) close() error { return s.db.Close() }
+
+// queueRecord is a queue as stored.
+type queueRecord struct {
+	ID         string            `json:"id"`
+	Name       string            `json:"name"`
+	Created    int64             `json:"created"`
+	Modified   int64             `json:"modified"`
+	Attributes QueueAttributes   `json:"attributes"`
+	Tags       map[string]string `json:"tags,omitempty"`
+	LastPurge  int64             `json:"lastPurge,omitempty"`
+}
+
+func (s *store) putQueue(rec *queueRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *buntdb.Tx) error {
+		_, _, err := tx.Set(queueKey(rec.Name), string(b), nil)
+		return err
+	})
+}
+
+// keysWithPrefix lists the keys that start with prefix.
+func keysWithPrefix(tx *buntdb.Tx, prefix string) ([]string, error) {
+	var keys []string
+	err := tx.AscendGreaterOrEqual("", prefix, func(k, _ string) bool {
+		if !strings.HasPrefix(k, prefix) {
+			return false
+		}
+		keys = append(keys, k)
+		return true
+	})
+	return keys, err
+}
+
+// deleteMessagesTx removes every message record of queue qid.
+func deleteMessagesTx(tx *buntdb.Tx, qid string) error {
+	for _, prefix := range []string{messagePrefix, statePrefix} {
+		keys, err := keysWithPrefix(tx, prefix+qid+":")
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if _, err := tx.Delete(k); err != nil && err != buntdb.ErrNotFound {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *store) deleteQueue(name, qid string) error {
+	return s.db.Update(func(tx *buntdb.Tx) error {
+		if _, err := tx.Delete(queueKey(name)); err != nil && err != buntdb.ErrNotFound {
+			return err
+		}
+		return deleteMessagesTx(tx, qid)
+	})
+}
+
+func (s *store) purge(qid string) error {
+	return s.db.Update(func(tx *buntdb.Tx) error { return deleteMessagesTx(tx, qid) })
+}
+
+func deleteKey(tx *buntdb.Tx, key string) error {
+	if _, err := tx.Delete(key); err != nil && err != buntdb.ErrNotFound {
+		return err
+	}
+	return nil
+}

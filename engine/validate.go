@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// validBodyRune reports whether r is allowed in a message body or string
+// attribute: #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD |
+// #x10000 to #x10FFFF (API_SendMessage, MessageBody).
+func validBodyRune(r rune) bool {
+	return r == 0x9 || r == 0xA || r == 0xD ||
+		r >= 0x20 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD ||
+		r >= 0x10000 && r <= 0x10FFFF
+}
+
+// validText reports whether s is valid UTF-8 of allowed characters only.
+func validText(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != 0x9 && c != 0xA && c != 0xD {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 || !validBodyRune(r) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+// validateAttributeName applies SQS's rules for message attribute names
+// (API_MessageAttributeValue; "Amazon SQS message attributes" in the
+// Developer Guide).
+func validateAttributeName(name string) error {
+	bad := func(reason string) error {
+		return Errorf(ErrInvalidParameterValue, "Message attribute name '%s' is invalid. Reason: %s", name, reason)
+	}
+	if name == "" || len(name) > MaxAttributeNameLen {
+		return bad("Message attribute name must be 1 to 256 characters long.")
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return bad("Message attribute name can only contain alphanumeric characters, hyphens, underscores and periods.")
+		}
+	}
+	lower := strings.ToLower(name)
+	if strings.HasPrefix(lower, "aws.") || strings.HasPrefix(lower, "amazon.") {
+		return bad("Message attribute names starting with 'AWS.' or 'Amazon.' are reserved for use by Amazon.")
+	}
+	if name[0] == '.' || name[len(name)-1] == '.' || strings.Contains(name, "..") {
+		return bad("Message attribute name cannot start or end with a period, or contain consecutive periods.")
+	}
+	return nil
+}
+
+// validateAttributes checks message attributes.
+func validateAttributes(attrs []MessageAttribute) error {
+	if len(attrs) > MaxMessageAttributes {
+		return Errorf(ErrInvalidParameterValue, "Number of message attributes [%d] exceeds the allowed maximum [%d].", len(attrs), MaxMessageAttributes)
+	}
+	seen := make(map[string]bool, len(attrs))
+	for _, a := range attrs {
+		if err := validateAttributeName(a.Name); err != nil {
+			return err
+		}
+		if seen[a.Name] {
+			return Errorf(ErrInvalidParameterValue, "Message attribute name '%s' is duplicated.", a.Name)
+		}
+		seen[a.Name] = true
+		if err := validateAttributeValue(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateAttributeValue(a MessageAttribute) error {
+	base, label, _ := strings.Cut(a.DataType, ".")
+	if a.DataType == "" {
+		return Errorf(ErrInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute type.", a.Name)
+	}
+	if len(a.DataType) > MaxAttributeNameLen || strings.Contains(a.DataType, ".") && label == "" {
+		return Errorf(ErrInvalidParameterValue, "The message attribute '%s' has an invalid message attribute type.", a.Name)
+	}
+	switch base {
+	case "String":
+		if a.StringValue == "" {
+			return Errorf(ErrInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute value for message attribute type '%s'.", a.Name, a.DataType)
+		}
+		if !validText(a.StringValue) {
+			return Errorf(ErrInvalidParameterValue, "The message attribute '%s' contains characters outside the allowed set.", a.Name)
+		}
+	case "Number":
+		if a.StringValue == "" {
+			return Errorf(ErrInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute value for message attribute type '%s'.", a.Name, a.DataType)
+		}
+		if _, err := strconv.ParseFloat(strings.TrimSpace(a.StringValue), 64); err != nil {
+			return Errorf(ErrInvalidParameterValue, "Can't cast the value of message (user) attribute '%s' to a number.", a.Name)
+		}
+	case "Binary":
+		if len(a.BinaryValue) == 0 {
+			return Errorf(ErrInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute value for message attribute type '%s'.", a.Name, a.DataType)
+		}
+	default:
+		return Errorf(ErrInvalidParameterValue, "The type of message (user) attribute '%s' is invalid. You must use only the following supported type prefixes: Binary, Number, String.", a.Name)
+	}
+	return nil
+}

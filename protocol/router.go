@@ -1,0 +1,47 @@
+// Package protocol puts minisqs's front ends on one HTTP handler: the SQS
+// query and JSON protocols, told apart per request, and the service
+// endpoints.
+package protocol
+
+import (
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/sqs"
+)
+
+// Options configure the handler.
+type Options struct {
+	// BaseURL prefixes queue URLs; empty takes each request's own host.
+	BaseURL string
+}
+
+// NewHandler routes requests to the front ends over e. SQS requests may
+// come to the root or to a queue's own path (/ACCOUNT/NAME), by POST or GET;
+// the JSON protocol is recognised by its X-Amz-Target header.
+func NewHandler(e *engine.Engine, opts Options) http.Handler {
+	svc := sqs.New(e, sqs.Options{BaseURL: opts.BaseURL})
+	serveSQS := func(w http.ResponseWriter, r *http.Request) {
+		if sqs.IsJSONRequest(r) {
+			svc.ServeJSON(w, r)
+			return
+		}
+		svc.ServeQuery(w, r)
+	}
+	router := httprouter.New()
+	router.RedirectTrailingSlash = false
+	router.RedirectFixedPath = false
+	router.HandleMethodNotAllowed = false
+	router.GET("/health", func(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("ok\n"))
+	})
+	router.Handler(http.MethodPost, "/", http.HandlerFunc(serveSQS))
+	router.Handler(http.MethodGet, "/", http.HandlerFunc(serveSQS))
+	// Queue paths cannot share httprouter's tree with fixed routes, so every
+	// path the router does not know goes to the SQS handler, which finds the
+	// queue from the path or answers the protocol's own error.
+	router.NotFound = http.HandlerFunc(serveSQS)
+	return router
+}

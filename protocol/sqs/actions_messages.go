@@ -1,0 +1,321 @@
+package sqs
+
+// Message actions, after the SQS API reference (API_SendMessage,
+// API_ReceiveMessage, API_DeleteMessage, API_ChangeMessageVisibility and
+// their batch forms).
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/minisqs/minisqs/engine"
+)
+
+// maxBatchBytes caps the summed size of a SendMessageBatch's messages
+// (API_SendMessageBatch: "both 1 MiB").
+const maxBatchBytes = engine.MaxMaximumMessageSize
+
+func toEngineAttributes(in map[string]MessageAttributeValue) []engine.MessageAttribute {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]engine.MessageAttribute, 0, len(in))
+	for _, name := range sortedKeys(in) {
+		v := in[name]
+		out = append(out, engine.MessageAttribute{Name: name, DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue})
+	}
+	return out
+}
+
+func newMessage(body *string, delay *int, attrs, sys map[string]MessageAttributeValue, groupID, dedupID string) (engine.NewMessage, error) {
+	if body == nil {
+		return engine.NewMessage{}, missing("MessageBody")
+	}
+	return engine.NewMessage{
+		Body:             *body,
+		DelaySeconds:     delay,
+		Attributes:       toEngineAttributes(attrs),
+		SystemAttributes: toEngineAttributes(sys),
+		GroupID:          groupID,
+		DeduplicationID:  dedupID,
+	}, nil
+}
+
+func sendOutput(m engine.NewMessage, r engine.SendResult) SendMessageOutput {
+	return SendMessageOutput{
+		MD5OfMessageBody:             r.MD5OfBody,
+		MD5OfMessageAttributes:       md5OfAttributes(m.Attributes),
+		MD5OfMessageSystemAttributes: md5OfAttributes(m.SystemAttributes),
+		MessageId:                    r.MessageID,
+		SequenceNumber:               r.SequenceNumber,
+	}
+}
+
+func sendMessage(c *call, in *SendMessageInput) (*SendMessageOutput, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newMessage(in.MessageBody, in.DelaySeconds, in.MessageAttributes, in.MessageSystemAttributes, in.MessageGroupId, in.MessageDeduplicationId)
+	if err != nil {
+		return nil, err
+	}
+	r := q.Send([]engine.NewMessage{m})[0]
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	out := sendOutput(m, r)
+	return &out, nil
+}
+
+func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutput, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(in.Entries))
+	for i, e := range in.Entries {
+		ids[i] = e.Id
+	}
+	if err := checkBatch(ids); err != nil {
+		return nil, err
+	}
+	out := &SendMessageBatchOutput{Successful: []SendMessageBatchResultEntry{}, Failed: []BatchResultErrorEntry{}}
+	msgs := make([]engine.NewMessage, 0, len(in.Entries))
+	sent := make([]string, 0, len(in.Entries))
+	total := 0
+	for _, e := range in.Entries {
+		m, err := newMessage(e.MessageBody, e.DelaySeconds, e.MessageAttributes, e.MessageSystemAttributes, e.MessageGroupId, e.MessageDeduplicationId)
+		if err != nil {
+			out.Failed = append(out.Failed, failedEntry(e.Id, err))
+			continue
+		}
+		total += engine.MessageSize(&m)
+		msgs = append(msgs, m)
+		sent = append(sent, e.Id)
+	}
+	if total > maxBatchBytes {
+		return nil, engine.Errorf(engine.ErrBatchRequestTooLong, "Batch requests cannot be longer than %d bytes. You have sent %d bytes.", maxBatchBytes, total)
+	}
+	for i, r := range q.Send(msgs) {
+		if r.Err != nil {
+			out.Failed = append(out.Failed, failedEntry(sent[i], r.Err))
+			continue
+		}
+		out.Successful = append(out.Successful, SendMessageBatchResultEntry{Id: sent[i], SendMessageOutput: sendOutput(msgs[i], r)})
+	}
+	return out, nil
+}
+
+// System attribute names a receive may ask for (API_ReceiveMessage).
+const (
+	sysAll                      = "All"
+	sysSenderID                 = "SenderId"
+	sysSentTimestamp            = "SentTimestamp"
+	sysReceiveCount             = "ApproximateReceiveCount"
+	sysFirstReceiveTimestamp    = "ApproximateFirstReceiveTimestamp"
+	sysSequenceNumber           = "SequenceNumber"
+	sysDeduplicationID          = "MessageDeduplicationId"
+	sysGroupID                  = "MessageGroupId"
+	sysAWSTraceHeader           = "AWSTraceHeader"
+	sysDeadLetterQueueSourceArn = "DeadLetterQueueSourceArn"
+)
+
+// systemAttributes renders the system attributes of d that names ask for.
+func systemAttributes(d *engine.Delivery, names []string) map[string]string {
+	if len(names) == 0 {
+		return nil
+	}
+	all := slices.Contains(names, sysAll)
+	out := map[string]string{}
+	set := func(name, v string) {
+		if v != "" && (all || slices.Contains(names, name)) {
+			out[name] = v
+		}
+	}
+	millis := func(t int64) string { return strconv.FormatInt(t, 10) }
+	set(sysSenderID, d.SenderID)
+	set(sysSentTimestamp, millis(d.SentAt.UnixMilli()))
+	set(sysReceiveCount, strconv.Itoa(d.ReceiveCount))
+	set(sysFirstReceiveTimestamp, millis(d.FirstReceivedAt.UnixMilli()))
+	set(sysSequenceNumber, d.SequenceNumber)
+	set(sysDeduplicationID, d.DeduplicationID)
+	set(sysGroupID, d.GroupID)
+	set(sysDeadLetterQueueSourceArn, d.DeadLetterSourceArn)
+	for _, a := range d.SystemAttributes {
+		if a.Name == sysAWSTraceHeader {
+			set(sysAWSTraceHeader, a.StringValue)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// selectAttributes keeps the message attributes that names ask for: "All"
+// or ".*" for every one, "prefix.*" for those under a prefix, or exact names.
+func selectAttributes(attrs []engine.MessageAttribute, names []string) []engine.MessageAttribute {
+	if len(names) == 0 || len(attrs) == 0 {
+		return nil
+	}
+	var out []engine.MessageAttribute
+	for _, a := range attrs {
+		for _, n := range names {
+			if n == "All" || n == ".*" || n == a.Name ||
+				strings.HasSuffix(n, ".*") && strings.HasPrefix(a.Name, n[:len(n)-1]) {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func receiveMessage(c *call, in *ReceiveMessageInput) (*ReceiveMessageOutput, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	opts := engine.ReceiveOptions{VisibilityTimeout: in.VisibilityTimeout, WaitSeconds: in.WaitTimeSeconds}
+	if in.MaxNumberOfMessages != nil {
+		if *in.MaxNumberOfMessages == 0 {
+			// 0 is out of range, not "the default".
+			return nil, engine.Errorf(engine.ErrInvalidParameterValue, "Value 0 for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 10, if provided.")
+		}
+		opts.MaxMessages = *in.MaxNumberOfMessages
+	}
+	got, err := q.Receive(c.ctx, opts)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &ReceiveMessageOutput{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sysNames := append(slices.Clone(in.AttributeNames), in.MessageSystemAttributeNames...)
+	out := &ReceiveMessageOutput{}
+	for i := range got {
+		d := &got[i]
+		attrs := selectAttributes(d.Attributes, in.MessageAttributeNames)
+		m := Message{
+			MessageId:              d.ID,
+			ReceiptHandle:          d.ReceiptHandle,
+			MD5OfBody:              d.MD5OfBody,
+			Body:                   d.Body,
+			Attributes:             systemAttributes(d, sysNames),
+			MD5OfMessageAttributes: md5OfAttributes(attrs),
+		}
+		if len(attrs) > 0 {
+			m.MessageAttributes = messageAttributeMap{}
+			for _, a := range attrs {
+				m.MessageAttributes[a.Name] = MessageAttributeValue{StringValue: a.StringValue, BinaryValue: a.BinaryValue, DataType: a.DataType}
+			}
+		}
+		out.Messages = append(out.Messages, m)
+	}
+	return out, nil
+}
+
+// acknowledge deletes by handle; as in SQS, a handle of an earlier delivery
+// succeeds without deleting ("If you use an old ReceiptHandle, the request
+// will succeed, but the message might not be deleted", API_DeleteMessage).
+func acknowledge(q *engine.Queue, handles []string) []error {
+	errs := q.Acknowledge(handles)
+	for i, err := range errs {
+		if engine.CodeOf(err) == engine.ErrReceiptHandleStale {
+			errs[i] = nil
+		}
+	}
+	return errs
+}
+
+func deleteMessage(c *call, in *DeleteMessageInput) (*struct{}, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	if in.ReceiptHandle == "" {
+		return nil, missing("ReceiptHandle")
+	}
+	return nil, acknowledge(q, []string{in.ReceiptHandle})[0]
+}
+
+func deleteMessageBatch(c *call, in *DeleteMessageBatchInput) (*DeleteMessageBatchOutput, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(in.Entries))
+	handles := make([]string, len(in.Entries))
+	for i, e := range in.Entries {
+		ids[i], handles[i] = e.Id, e.ReceiptHandle
+	}
+	if err := checkBatch(ids); err != nil {
+		return nil, err
+	}
+	out := &DeleteMessageBatchOutput{Successful: []BatchResultEntry{}, Failed: []BatchResultErrorEntry{}}
+	for i, err := range acknowledge(q, handles) {
+		if err == nil && handles[i] == "" {
+			err = missing("ReceiptHandle")
+		}
+		if err != nil {
+			out.Failed = append(out.Failed, failedEntry(ids[i], err))
+		} else {
+			out.Successful = append(out.Successful, BatchResultEntry{Id: ids[i]})
+		}
+	}
+	return out, nil
+}
+
+func changeMessageVisibility(c *call, in *ChangeMessageVisibilityInput) (*struct{}, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	if in.ReceiptHandle == "" {
+		return nil, missing("ReceiptHandle")
+	}
+	if in.VisibilityTimeout == nil {
+		return nil, missing("VisibilityTimeout")
+	}
+	return nil, q.ChangeVisibility([]engine.VisibilityChange{{ReceiptHandle: in.ReceiptHandle, Timeout: *in.VisibilityTimeout}})[0]
+}
+
+func changeMessageVisibilityBatch(c *call, in *ChangeMessageVisibilityBatchInput) (*ChangeMessageVisibilityBatchOutput, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(in.Entries))
+	for i, e := range in.Entries {
+		ids[i] = e.Id
+	}
+	if err := checkBatch(ids); err != nil {
+		return nil, err
+	}
+	out := &ChangeMessageVisibilityBatchOutput{Successful: []BatchResultEntry{}, Failed: []BatchResultErrorEntry{}}
+	var changes []engine.VisibilityChange
+	var changeIDs []string
+	for _, e := range in.Entries {
+		switch {
+		case e.ReceiptHandle == "":
+			out.Failed = append(out.Failed, failedEntry(e.Id, missing("ReceiptHandle")))
+		case e.VisibilityTimeout == nil:
+			out.Failed = append(out.Failed, failedEntry(e.Id, missing("VisibilityTimeout")))
+		default:
+			changes = append(changes, engine.VisibilityChange{ReceiptHandle: e.ReceiptHandle, Timeout: *e.VisibilityTimeout})
+			changeIDs = append(changeIDs, e.Id)
+		}
+	}
+	for i, err := range q.ChangeVisibility(changes) {
+		if err != nil {
+			out.Failed = append(out.Failed, failedEntry(changeIDs[i], err))
+		} else {
+			out.Successful = append(out.Successful, BatchResultEntry{Id: changeIDs[i]})
+		}
+	}
+	return out, nil
+}

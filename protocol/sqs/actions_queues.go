@@ -1,0 +1,234 @@
+package sqs
+
+// Queue actions, after the SQS API reference:
+// https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_Operations.html
+
+import (
+	"encoding/base64"
+
+	"github.com/minisqs/minisqs/engine"
+)
+
+// actionTable lists every SQS action minisqs serves.
+func actionTable() map[string]action {
+	t := map[string]action{}
+	register(t, "CreateQueue", createQueue)
+	register(t, "GetQueueUrl", getQueueURL)
+	register(t, "ListQueues", listQueues)
+	register(t, "GetQueueAttributes", getQueueAttributes)
+	register(t, "SetQueueAttributes", setQueueAttributes)
+	register(t, "DeleteQueue", deleteQueue)
+	register(t, "PurgeQueue", purgeQueue)
+	register(t, "TagQueue", tagQueue)
+	register(t, "UntagQueue", untagQueue)
+	register(t, "ListQueueTags", listQueueTags)
+	register(t, "ListDeadLetterSourceQueues", listDeadLetterSourceQueues)
+	register(t, "AddPermission", addPermission)
+	register(t, "RemovePermission", removePermission)
+	register(t, "SendMessage", sendMessage)
+	register(t, "SendMessageBatch", sendMessageBatch)
+	register(t, "ReceiveMessage", receiveMessage)
+	register(t, "DeleteMessage", deleteMessage)
+	register(t, "DeleteMessageBatch", deleteMessageBatch)
+	register(t, "ChangeMessageVisibility", changeMessageVisibility)
+	register(t, "ChangeMessageVisibilityBatch", changeMessageVisibilityBatch)
+	return t
+}
+
+func missing(name string) error {
+	return engine.Errorf(engine.ErrMissingParameter, "The request must contain the parameter %s.", name)
+}
+
+func createQueue(c *call, in *CreateQueueInput) (*QueueURLOutput, error) {
+	if in.QueueName == "" {
+		return nil, missing("QueueName")
+	}
+	u, err := parseAttributes(in.Attributes)
+	if err != nil {
+		return nil, err
+	}
+	q, err := c.svc.engine.CreateQueue(in.QueueName, u, in.Tags)
+	if err != nil {
+		return nil, err
+	}
+	return &QueueURLOutput{QueueUrl: c.queueURL(q)}, nil
+}
+
+func getQueueURL(c *call, in *GetQueueUrlInput) (*QueueURLOutput, error) {
+	if in.QueueName == "" {
+		return nil, missing("QueueName")
+	}
+	if in.QueueOwnerAWSAccountId != "" && in.QueueOwnerAWSAccountId != c.svc.engine.AccountID() {
+		return nil, engine.Errorf(engine.ErrQueueDoesNotExist, "The specified queue does not exist.")
+	}
+	q, err := c.svc.engine.Queue(in.QueueName)
+	if err != nil {
+		return nil, err
+	}
+	return &QueueURLOutput{QueueUrl: c.queueURL(q)}, nil
+}
+
+// Listing limits (API_ListQueues): at most 1,000 results; NextToken only
+// when MaxResults was given.
+const maxListResults = 1000
+
+// page cuts a sorted list of queues after the token's name, to at most
+// MaxResults, and returns their URLs and the next token.
+func (c *call) page(queues []*engine.Queue, maxResults *int, token string) ([]string, string, error) {
+	limit := maxListResults
+	if maxResults != nil {
+		if *maxResults < 1 || *maxResults > maxListResults {
+			return nil, "", engine.Errorf(engine.ErrInvalidParameterValue, "Value %d for parameter MaxResults is invalid. Reason: MaxResults must be an integer between 1 and 1000.", *maxResults)
+		}
+		limit = *maxResults
+	}
+	if token != "" {
+		after, err := base64.RawURLEncoding.DecodeString(token)
+		if err != nil {
+			return nil, "", engine.Errorf(engine.ErrInvalidParameterValue, "Invalid NextToken value.")
+		}
+		i := 0
+		for i < len(queues) && queues[i].Name() <= string(after) {
+			i++
+		}
+		queues = queues[i:]
+	}
+	next := ""
+	if len(queues) > limit {
+		queues = queues[:limit]
+		if maxResults != nil {
+			next = base64.RawURLEncoding.EncodeToString([]byte(queues[limit-1].Name()))
+		}
+	}
+	urls := make([]string, len(queues))
+	for i, q := range queues {
+		urls[i] = c.queueURL(q)
+	}
+	return urls, next, nil
+}
+
+func listQueues(c *call, in *ListQueuesInput) (*ListQueuesOutput, error) {
+	urls, next, err := c.page(c.svc.engine.Queues(in.QueueNamePrefix), in.MaxResults, in.NextToken)
+	if err != nil {
+		return nil, err
+	}
+	return &ListQueuesOutput{QueueUrls: urls, NextToken: next}, nil
+}
+
+func getQueueAttributes(c *call, in *GetQueueAttributesInput) (*GetQueueAttributesOutput, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	attrs, err := renderAttributes(q, in.AttributeNames)
+	if err != nil {
+		return nil, err
+	}
+	return &GetQueueAttributesOutput{Attributes: attrs}, nil
+}
+
+func setQueueAttributes(c *call, in *SetQueueAttributesInput) (*struct{}, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	u, err := parseAttributes(in.Attributes)
+	if err != nil {
+		return nil, err
+	}
+	return nil, q.SetAttributes(u)
+}
+
+func deleteQueue(c *call, in *QueueInput) (*struct{}, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	return nil, c.svc.engine.DeleteQueue(q)
+}
+
+func purgeQueue(c *call, in *QueueInput) (*struct{}, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	return nil, q.Purge()
+}
+
+func tagQueue(c *call, in *TagQueueInput) (*struct{}, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Tags) == 0 {
+		return nil, missing("Tags")
+	}
+	return nil, q.Tag(in.Tags)
+}
+
+func untagQueue(c *call, in *UntagQueueInput) (*struct{}, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.TagKeys) == 0 {
+		return nil, missing("TagKeys")
+	}
+	return nil, q.Untag(in.TagKeys)
+}
+
+func listQueueTags(c *call, in *QueueInput) (*ListQueueTagsOutput, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	return &ListQueueTagsOutput{Tags: q.Tags()}, nil
+}
+
+func listDeadLetterSourceQueues(c *call, in *ListDeadLetterSourceQueuesInput) (*ListDeadLetterSourceQueuesOutput, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	urls, next, err := c.page(c.svc.engine.DeadLetterSourceQueues(q), in.MaxResults, in.NextToken)
+	if err != nil {
+		return nil, err
+	}
+	if urls == nil {
+		urls = []string{}
+	}
+	return &ListDeadLetterSourceQueuesOutput{QueueUrls: urls, NextToken: next}, nil
+}
+
+// sqsActionNames are the actions AddPermission may grant
+// (API_AddPermission); "*" grants all.
+var sqsActionNames = map[string]bool{
+	"*": true, "SendMessage": true, "ReceiveMessage": true, "DeleteMessage": true,
+	"ChangeMessageVisibility": true, "GetQueueAttributes": true, "GetQueueUrl": true,
+	"ListDeadLetterSourceQueues": true, "PurgeQueue": true, "ListQueueTags": true,
+}
+
+func addPermission(c *call, in *AddPermissionInput) (*struct{}, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range in.Actions {
+		if !sqsActionNames[a] {
+			return nil, engine.Errorf(engine.ErrInvalidParameterValue, "Value SQS:%s for parameter ActionName is invalid. Reason: Please refer to the appropriate WSDL for a list of valid actions.", a)
+		}
+	}
+	// Labels follow the batch entry id rule: up to 80 of [A-Za-z0-9_-].
+	if in.Label != "" && !batchEntryID.MatchString(in.Label) {
+		return nil, engine.Errorf(engine.ErrInvalidParameterValue, "Value %s for parameter Label is invalid. Reason: Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length.", in.Label)
+	}
+	return nil, q.AddPermission(in.Label, in.AWSAccountIds, in.Actions)
+}
+
+func removePermission(c *call, in *RemovePermissionInput) (*struct{}, error) {
+	q, err := c.queue(in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	return nil, q.RemovePermission(in.Label)
+}

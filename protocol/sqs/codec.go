@@ -1,0 +1,184 @@
+package sqs
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/minisqs/minisqs/engine"
+)
+
+// MaxRequestBytes caps a request body before it is read. A batch carries at
+// most 1 MiB of message data, which form or JSON encoding can grow about
+// threefold; 8 MiB leaves room for that and refuses anything larger.
+const MaxRequestBytes = 8 << 20
+
+// xmlNamespace is the query protocol's namespace (API version 2012-11-05).
+const xmlNamespace = "http://queue.amazonaws.com/doc/2012-11-05/"
+
+// JSON protocol identifiers (AWS JSON 1.0, target prefix "AmazonSQS").
+const (
+	targetPrefix    = "AmazonSQS."
+	jsonContentType = "application/x-amz-json-1.0"
+	shapePrefix     = "com.amazonaws.sqs#"
+)
+
+func (s *Service) newCall(r *http.Request) *call {
+	base := s.baseURL
+	if base == "" {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		if p := r.Header.Get("X-Forwarded-Proto"); p == "http" || p == "https" {
+			scheme = p
+		}
+		base = scheme + "://" + r.Host
+	}
+	return &call{ctx: r.Context(), svc: s, baseURL: strings.TrimSuffix(base, "/"), path: r.URL.Path}
+}
+
+func newRequestID(w http.ResponseWriter) string {
+	id := uuid.NewString()
+	w.Header().Set("x-amzn-RequestId", id)
+	return id
+}
+
+// readError turns a failure to read the body into the protocol's error.
+func readError(err error) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return engine.Errorf(errRequestTooLarge, "Request body exceeds %d bytes.", MaxRequestBytes)
+	}
+	return engine.Errorf(errMalformedQuery, "Could not read the request: %v", err)
+}
+
+// ServeQuery answers a query-protocol request: Action and its parameters in
+// a form body or the URL's query string.
+func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
+	id := newRequestID(w)
+	r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes)
+	if err := r.ParseForm(); err != nil {
+		writeXMLError(w, id, readError(err))
+		return
+	}
+	name := r.Form.Get("Action")
+	if name == "" {
+		writeXMLError(w, id, engine.Errorf(errMissingAction, "The request must contain the parameter Action."))
+		return
+	}
+	a, ok := s.actions[name]
+	if !ok {
+		writeXMLError(w, id, engine.Errorf(errInvalidAction, "The action %s is not valid for this web service.", name))
+		return
+	}
+	in := a.newInput()
+	if err := decodeQuery(r.Form, in); err != nil {
+		writeXMLError(w, id, err)
+		return
+	}
+	out, err := a.run(s.newCall(r), in)
+	if err != nil {
+		writeXMLError(w, id, err)
+		return
+	}
+	var buf bytes.Buffer
+	buf.WriteString(`<?xml version="1.0"?>` + "\n<" + name + `Response xmlns="` + xmlNamespace + `">`)
+	if out != nil {
+		if err := xml.NewEncoder(&buf).EncodeElement(out, xml.StartElement{Name: xml.Name{Local: name + "Result"}}); err != nil {
+			writeXMLError(w, id, engine.Errorf(engine.ErrInternal, "encoding result: %v", err))
+			return
+		}
+	}
+	buf.WriteString("<ResponseMetadata><RequestId>" + id + "</RequestId></ResponseMetadata></" + name + "Response>")
+	w.Header().Set("Content-Type", "text/xml")
+	w.Write(buf.Bytes())
+}
+
+type xmlErrorResponse struct {
+	XMLName xml.Name `xml:"ErrorResponse"`
+	Xmlns   string   `xml:"xmlns,attr"`
+	Error   struct {
+		Type    string   `xml:"Type"`
+		Code    string   `xml:"Code"`
+		Message string   `xml:"Message"`
+		Detail  struct{} `xml:"Detail"`
+	} `xml:"Error"`
+	RequestID string `xml:"RequestId"`
+}
+
+func writeXMLError(w http.ResponseWriter, id string, err error) {
+	we, msg := toWire(err)
+	var resp xmlErrorResponse
+	resp.Xmlns = xmlNamespace
+	resp.Error.Type = we.faultType()
+	resp.Error.Code = we.queryCode
+	resp.Error.Message = we.queryMessage(msg)
+	resp.RequestID = id
+	b, _ := xml.Marshal(resp)
+	w.Header().Set("Content-Type", "text/xml")
+	w.WriteHeader(we.status)
+	w.Write(append([]byte(`<?xml version="1.0"?>`+"\n"), b...))
+}
+
+// ServeJSON answers a JSON-protocol request: X-Amz-Target names the action
+// and the body holds its input.
+func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
+	newRequestID(w)
+	target := r.Header.Get("X-Amz-Target")
+	name, ok := strings.CutPrefix(target, targetPrefix)
+	a, known := s.actions[name]
+	if !ok || !known {
+		writeJSONError(w, engine.Errorf(errUnknownOperation, "Operation %s is not supported by this service.", target))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	if err != nil {
+		writeJSONError(w, readError(err))
+		return
+	}
+	in := a.newInput()
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, in); err != nil {
+			writeJSONError(w, engine.Errorf(errSerialization, "Could not read the request body: %v", err))
+			return
+		}
+	}
+	out, err := a.run(s.newCall(r), in)
+	if err != nil {
+		writeJSONError(w, err)
+		return
+	}
+	b := []byte("{}")
+	if out != nil {
+		if b, err = json.Marshal(out); err != nil {
+			writeJSONError(w, engine.Errorf(engine.ErrInternal, "encoding result: %v", err))
+			return
+		}
+	}
+	w.Header().Set("Content-Type", jsonContentType)
+	w.Write(b)
+}
+
+func writeJSONError(w http.ResponseWriter, err error) {
+	we, msg := toWire(err)
+	b, _ := json.Marshal(struct {
+		Type    string `json:"__type"`
+		Message string `json:"message"`
+	}{shapePrefix + we.shape, msg})
+	w.Header().Set("Content-Type", jsonContentType)
+	w.Header().Set("x-amzn-query-error", we.queryCode+";"+we.faultType())
+	w.WriteHeader(we.status)
+	w.Write(b)
+}
+
+// IsJSONRequest reports whether r uses the JSON protocol.
+func IsJSONRequest(r *http.Request) bool {
+	return r.Header.Get("X-Amz-Target") != "" ||
+		strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-amz-json-1.0")
+}

@@ -1,0 +1,93 @@
+// Package sqs serves the Amazon SQS API over minisqs's engine in both of
+// SQS's wire protocols: the query protocol (form-encoded requests, XML
+// answers) and the JSON protocol (AWS JSON 1.0). Each action is written once,
+// in the action table, over typed inputs and outputs; the two codecs only
+// decode requests and encode results and errors.
+package sqs
+
+import (
+	"context"
+	"regexp"
+
+	"github.com/minisqs/minisqs/engine"
+)
+
+// Service answers SQS requests for one engine.
+type Service struct {
+	engine  *engine.Engine
+	baseURL string
+	actions map[string]action
+}
+
+// Options configure a Service.
+type Options struct {
+	// BaseURL, when set, prefixes every queue URL (for example
+	// "http://sqs.local:9324"); otherwise each answer uses the scheme and
+	// host of its request.
+	BaseURL string
+}
+
+// New returns a Service over e.
+func New(e *engine.Engine, opts Options) *Service {
+	return &Service{engine: e, baseURL: opts.BaseURL, actions: actionTable()}
+}
+
+// call is one request's context for an action.
+type call struct {
+	ctx     context.Context
+	svc     *Service
+	baseURL string
+	path    string // the request's path, which may name the queue
+}
+
+// action is one entry of the action table.
+type action struct {
+	newInput func() any
+	run      func(c *call, in any) (any, error)
+}
+
+// register adds an action whose handler takes *I and returns *O; a nil *O
+// is an empty result.
+func register[I, O any](table map[string]action, name string, fn func(*call, *I) (*O, error)) {
+	table[name] = action{
+		newInput: func() any { return new(I) },
+		run: func(c *call, in any) (any, error) {
+			out, err := fn(c, in.(*I))
+			if err != nil || out == nil {
+				return nil, err
+			}
+			return out, nil
+		},
+	}
+}
+
+// batchEntryID is SQS's rule for batch entry ids (API_SendMessageBatchRequestEntry).
+var batchEntryID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
+
+// checkBatch applies the whole-batch rules: 1 to 10 entries, valid and
+// distinct ids.
+func checkBatch(ids []string) error {
+	if len(ids) == 0 {
+		return engine.Errorf(engine.ErrEmptyBatchRequest, "There should be at least one entry in the request.")
+	}
+	if len(ids) > engine.MaxMessagesPerReceive {
+		return engine.Errorf(engine.ErrTooManyEntriesInBatch, "Maximum number of entries per request are 10. You have sent %d.", len(ids))
+	}
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if !batchEntryID.MatchString(id) {
+			return engine.Errorf(engine.ErrInvalidBatchEntryID, "A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.")
+		}
+		if seen[id] {
+			return engine.Errorf(engine.ErrBatchEntryIdsNotDistinct, "Id %s repeated.", id)
+		}
+		seen[id] = true
+	}
+	return nil
+}
+
+// failedEntry renders a batch entry's error.
+func failedEntry(id string, err error) BatchResultErrorEntry {
+	w, msg := toWire(err)
+	return BatchResultErrorEntry{Id: id, SenderFault: w.sender, Code: w.queryCode, Message: msg}
+}

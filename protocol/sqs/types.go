@@ -1,0 +1,312 @@
+package sqs
+
+import (
+	"encoding/base64"
+	"encoding/xml"
+	"sort"
+)
+
+// Inputs and outputs of the SQS actions, shared by both codecs. Field names
+// are the API's member names, which the JSON protocol uses as they are; the
+// `query` tag gives the query protocol's flattened name (botocore's
+// service-2.json locationName):
+//
+//	query:"Name"                  a scalar parameter
+//	query:"Name,list"             Name.1, Name.2, ... (scalars or structs)
+//	query:"Name,map,Key,Value"    Name.N.Key and Name.N.Value
+//
+// Output structs carry `xml` tags for the query protocol's XML result.
+
+// blob is binary data, base64 in both JSON and XML.
+type blob []byte
+
+func (b blob) MarshalText() ([]byte, error) {
+	out := make([]byte, base64.StdEncoding.EncodedLen(len(b)))
+	base64.StdEncoding.Encode(out, b)
+	return out, nil
+}
+
+func (b *blob) UnmarshalText(text []byte) error {
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
+	n, err := base64.StdEncoding.Decode(out, text)
+	if err != nil {
+		return err
+	}
+	*b = out[:n]
+	return nil
+}
+
+// MessageAttributeValue is one typed message attribute.
+type MessageAttributeValue struct {
+	StringValue string `json:"StringValue,omitempty" xml:"StringValue,omitempty" query:"StringValue"`
+	BinaryValue blob   `json:"BinaryValue,omitempty" xml:"BinaryValue,omitempty" query:"BinaryValue"`
+	DataType    string `json:"DataType" xml:"DataType" query:"DataType"`
+}
+
+// attributeMap is a string map written in XML as repeated
+// <Attribute><Name/><Value/></Attribute> elements, sorted by name.
+type attributeMap map[string]string
+
+func (m attributeMap) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	return marshalPairs(e, start, m, "Name", "Value")
+}
+
+// tagMap is a string map written in XML as repeated <Tag><Key/><Value/></Tag>.
+type tagMap map[string]string
+
+func (m tagMap) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	return marshalPairs(e, start, m, "Key", "Value")
+}
+
+func marshalPairs(e *xml.Encoder, start xml.StartElement, m map[string]string, key, value string) error {
+	for _, k := range sortedKeys(m) {
+		if err := e.EncodeToken(start); err != nil {
+			return err
+		}
+		if err := e.EncodeElement(k, xml.StartElement{Name: xml.Name{Local: key}}); err != nil {
+			return err
+		}
+		if err := e.EncodeElement(m[k], xml.StartElement{Name: xml.Name{Local: value}}); err != nil {
+			return err
+		}
+		if err := e.EncodeToken(start.End()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// messageAttributeMap is written in XML as repeated
+// <MessageAttribute><Name/><Value>...</Value></MessageAttribute>.
+type messageAttributeMap map[string]MessageAttributeValue
+
+func (m messageAttributeMap) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	for _, k := range sortedKeys(m) {
+		if err := e.EncodeToken(start); err != nil {
+			return err
+		}
+		if err := e.EncodeElement(k, xml.StartElement{Name: xml.Name{Local: "Name"}}); err != nil {
+			return err
+		}
+		if err := e.EncodeElement(m[k], xml.StartElement{Name: xml.Name{Local: "Value"}}); err != nil {
+			return err
+		}
+		if err := e.EncodeToken(start.End()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+type CreateQueueInput struct {
+	QueueName  string            `json:"QueueName" query:"QueueName"`
+	Attributes map[string]string `json:"Attributes" query:"Attribute,map,Name,Value"`
+	Tags       map[string]string `json:"tags" query:"Tag,map,Key,Value"`
+}
+
+type QueueURLOutput struct {
+	QueueUrl string `json:"QueueUrl" xml:"QueueUrl"`
+}
+
+type GetQueueUrlInput struct {
+	QueueName              string `json:"QueueName" query:"QueueName"`
+	QueueOwnerAWSAccountId string `json:"QueueOwnerAWSAccountId" query:"QueueOwnerAWSAccountId"`
+}
+
+type ListQueuesInput struct {
+	QueueNamePrefix string `json:"QueueNamePrefix" query:"QueueNamePrefix"`
+	MaxResults      *int   `json:"MaxResults" query:"MaxResults"`
+	NextToken       string `json:"NextToken" query:"NextToken"`
+}
+
+type ListQueuesOutput struct {
+	QueueUrls []string `json:"QueueUrls,omitempty" xml:"QueueUrl"`
+	NextToken string   `json:"NextToken,omitempty" xml:"NextToken,omitempty"`
+}
+
+type QueueInput struct {
+	QueueUrl string `json:"QueueUrl" query:"QueueUrl"`
+}
+
+type GetQueueAttributesInput struct {
+	QueueUrl       string   `json:"QueueUrl" query:"QueueUrl"`
+	AttributeNames []string `json:"AttributeNames" query:"AttributeName,list"`
+}
+
+type GetQueueAttributesOutput struct {
+	Attributes attributeMap `json:"Attributes,omitempty" xml:"Attribute,omitempty"`
+}
+
+type SetQueueAttributesInput struct {
+	QueueUrl   string            `json:"QueueUrl" query:"QueueUrl"`
+	Attributes map[string]string `json:"Attributes" query:"Attribute,map,Name,Value"`
+}
+
+type SendMessageInput struct {
+	QueueUrl                string                           `json:"QueueUrl" query:"QueueUrl"`
+	MessageBody             *string                          `json:"MessageBody" query:"MessageBody"`
+	DelaySeconds            *int                             `json:"DelaySeconds" query:"DelaySeconds"`
+	MessageAttributes       map[string]MessageAttributeValue `json:"MessageAttributes" query:"MessageAttribute,map,Name,Value"`
+	MessageSystemAttributes map[string]MessageAttributeValue `json:"MessageSystemAttributes" query:"MessageSystemAttribute,map,Name,Value"`
+	MessageDeduplicationId  string                           `json:"MessageDeduplicationId" query:"MessageDeduplicationId"`
+	MessageGroupId          string                           `json:"MessageGroupId" query:"MessageGroupId"`
+}
+
+type SendMessageOutput struct {
+	MD5OfMessageBody             string `json:"MD5OfMessageBody" xml:"MD5OfMessageBody"`
+	MD5OfMessageAttributes       string `json:"MD5OfMessageAttributes,omitempty" xml:"MD5OfMessageAttributes,omitempty"`
+	MD5OfMessageSystemAttributes string `json:"MD5OfMessageSystemAttributes,omitempty" xml:"MD5OfMessageSystemAttributes,omitempty"`
+	MessageId                    string `json:"MessageId" xml:"MessageId"`
+	SequenceNumber               string `json:"SequenceNumber,omitempty" xml:"SequenceNumber,omitempty"`
+}
+
+type SendMessageBatchEntry struct {
+	Id                      string                           `json:"Id" query:"Id"`
+	MessageBody             *string                          `json:"MessageBody" query:"MessageBody"`
+	DelaySeconds            *int                             `json:"DelaySeconds" query:"DelaySeconds"`
+	MessageAttributes       map[string]MessageAttributeValue `json:"MessageAttributes" query:"MessageAttribute,map,Name,Value"`
+	MessageSystemAttributes map[string]MessageAttributeValue `json:"MessageSystemAttributes" query:"MessageSystemAttribute,map,Name,Value"`
+	MessageDeduplicationId  string                           `json:"MessageDeduplicationId" query:"MessageDeduplicationId"`
+	MessageGroupId          string                           `json:"MessageGroupId" query:"MessageGroupId"`
+}
+
+type SendMessageBatchInput struct {
+	QueueUrl string                  `json:"QueueUrl" query:"QueueUrl"`
+	Entries  []SendMessageBatchEntry `json:"Entries" query:"SendMessageBatchRequestEntry,list"`
+}
+
+type SendMessageBatchResultEntry struct {
+	Id string `json:"Id" xml:"Id"`
+	SendMessageOutput
+}
+
+// BatchResultErrorEntry is one failed entry of a batch action.
+type BatchResultErrorEntry struct {
+	Id          string `json:"Id" xml:"Id"`
+	SenderFault bool   `json:"SenderFault" xml:"SenderFault"`
+	Code        string `json:"Code" xml:"Code"`
+	Message     string `json:"Message,omitempty" xml:"Message,omitempty"`
+}
+
+type SendMessageBatchOutput struct {
+	Successful []SendMessageBatchResultEntry `json:"Successful" xml:"SendMessageBatchResultEntry"`
+	Failed     []BatchResultErrorEntry       `json:"Failed" xml:"BatchResultErrorEntry"`
+}
+
+type ReceiveMessageInput struct {
+	QueueUrl                    string   `json:"QueueUrl" query:"QueueUrl"`
+	AttributeNames              []string `json:"AttributeNames" query:"AttributeName,list"`
+	MessageSystemAttributeNames []string `json:"MessageSystemAttributeNames" query:"AttributeName,list"` // the query protocol sends both as AttributeName.N
+	MessageAttributeNames       []string `json:"MessageAttributeNames" query:"MessageAttributeName,list"`
+	MaxNumberOfMessages         *int     `json:"MaxNumberOfMessages" query:"MaxNumberOfMessages"`
+	VisibilityTimeout           *int     `json:"VisibilityTimeout" query:"VisibilityTimeout"`
+	WaitTimeSeconds             *int     `json:"WaitTimeSeconds" query:"WaitTimeSeconds"`
+	ReceiveRequestAttemptId     string   `json:"ReceiveRequestAttemptId" query:"ReceiveRequestAttemptId"`
+}
+
+// Message is one received message.
+type Message struct {
+	MessageId              string              `json:"MessageId" xml:"MessageId"`
+	ReceiptHandle          string              `json:"ReceiptHandle" xml:"ReceiptHandle"`
+	MD5OfBody              string              `json:"MD5OfBody" xml:"MD5OfBody"`
+	Body                   string              `json:"Body" xml:"Body"`
+	Attributes             attributeMap        `json:"Attributes,omitempty" xml:"Attribute,omitempty"`
+	MD5OfMessageAttributes string              `json:"MD5OfMessageAttributes,omitempty" xml:"MD5OfMessageAttributes,omitempty"`
+	MessageAttributes      messageAttributeMap `json:"MessageAttributes,omitempty" xml:"MessageAttribute,omitempty"`
+}
+
+type ReceiveMessageOutput struct {
+	Messages []Message `json:"Messages,omitempty" xml:"Message"`
+}
+
+type DeleteMessageInput struct {
+	QueueUrl      string `json:"QueueUrl" query:"QueueUrl"`
+	ReceiptHandle string `json:"ReceiptHandle" query:"ReceiptHandle"`
+}
+
+type DeleteMessageBatchEntry struct {
+	Id            string `json:"Id" query:"Id"`
+	ReceiptHandle string `json:"ReceiptHandle" query:"ReceiptHandle"`
+}
+
+type DeleteMessageBatchInput struct {
+	QueueUrl string                    `json:"QueueUrl" query:"QueueUrl"`
+	Entries  []DeleteMessageBatchEntry `json:"Entries" query:"DeleteMessageBatchRequestEntry,list"`
+}
+
+type BatchResultEntry struct {
+	Id string `json:"Id" xml:"Id"`
+}
+
+type DeleteMessageBatchOutput struct {
+	Successful []BatchResultEntry      `json:"Successful" xml:"DeleteMessageBatchResultEntry"`
+	Failed     []BatchResultErrorEntry `json:"Failed" xml:"BatchResultErrorEntry"`
+}
+
+type ChangeMessageVisibilityInput struct {
+	QueueUrl          string `json:"QueueUrl" query:"QueueUrl"`
+	ReceiptHandle     string `json:"ReceiptHandle" query:"ReceiptHandle"`
+	VisibilityTimeout *int   `json:"VisibilityTimeout" query:"VisibilityTimeout"`
+}
+
+type ChangeMessageVisibilityBatchEntry struct {
+	Id                string `json:"Id" query:"Id"`
+	ReceiptHandle     string `json:"ReceiptHandle" query:"ReceiptHandle"`
+	VisibilityTimeout *int   `json:"VisibilityTimeout" query:"VisibilityTimeout"`
+}
+
+type ChangeMessageVisibilityBatchInput struct {
+	QueueUrl string                              `json:"QueueUrl" query:"QueueUrl"`
+	Entries  []ChangeMessageVisibilityBatchEntry `json:"Entries" query:"ChangeMessageVisibilityBatchRequestEntry,list"`
+}
+
+type ChangeMessageVisibilityBatchOutput struct {
+	Successful []BatchResultEntry      `json:"Successful" xml:"ChangeMessageVisibilityBatchResultEntry"`
+	Failed     []BatchResultErrorEntry `json:"Failed" xml:"BatchResultErrorEntry"`
+}
+
+type TagQueueInput struct {
+	QueueUrl string            `json:"QueueUrl" query:"QueueUrl"`
+	Tags     map[string]string `json:"Tags" query:"Tag,map,Key,Value"`
+}
+
+type UntagQueueInput struct {
+	QueueUrl string   `json:"QueueUrl" query:"QueueUrl"`
+	TagKeys  []string `json:"TagKeys" query:"TagKey,list"`
+}
+
+type ListQueueTagsOutput struct {
+	Tags tagMap `json:"Tags,omitempty" xml:"Tag,omitempty"`
+}
+
+type ListDeadLetterSourceQueuesInput struct {
+	QueueUrl   string `json:"QueueUrl" query:"QueueUrl"`
+	MaxResults *int   `json:"MaxResults" query:"MaxResults"`
+	NextToken  string `json:"NextToken" query:"NextToken"`
+}
+
+type ListDeadLetterSourceQueuesOutput struct {
+	QueueUrls []string `json:"queueUrls" xml:"QueueUrl"`
+	NextToken string   `json:"NextToken,omitempty" xml:"NextToken,omitempty"`
+}
+
+type AddPermissionInput struct {
+	QueueUrl      string   `json:"QueueUrl" query:"QueueUrl"`
+	Label         string   `json:"Label" query:"Label"`
+	AWSAccountIds []string `json:"AWSAccountIds" query:"AWSAccountId,list"`
+	Actions       []string `json:"Actions" query:"ActionName,list"`
+}
+
+type RemovePermissionInput struct {
+	QueueUrl string `json:"QueueUrl" query:"QueueUrl"`
+	Label    string `json:"Label" query:"Label"`
+}

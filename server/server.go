@@ -1,0 +1,95 @@
+// Package server runs minisqs: it opens the engine, serves every protocol on
+// one listener and shuts both down cleanly. The minisqs command is a thin
+// wrapper around it, and Go tests can embed it.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol"
+)
+
+// Config is everything a server needs.
+type Config struct {
+	// Addr is the listen address, such as "127.0.0.1:9324" or ":0".
+	Addr string
+	// DB is the buntdb file; empty keeps everything in memory.
+	DB            string
+	Fsync         engine.FsyncPolicy
+	Region        string
+	AccountID     string
+	BaseURL       string
+	SkipCooldowns bool
+	Logger        *slog.Logger
+	// Clock replaces the wall clock, for tests.
+	Clock engine.Clock
+}
+
+// Server is a running minisqs.
+type Server struct {
+	Engine   *engine.Engine
+	listener net.Listener
+	http     *http.Server
+	done     chan error
+}
+
+// Start opens the engine and begins serving on cfg.Addr.
+func Start(cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	e, err := engine.Open(engine.Options{
+		Path: cfg.DB, Fsync: cfg.Fsync, Clock: cfg.Clock, Region: cfg.Region,
+		AccountID: cfg.AccountID, SkipCooldowns: cfg.SkipCooldowns, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	s := &Server{
+		Engine:   e,
+		listener: ln,
+		http: &http.Server{
+			Handler:           protocol.NewHandler(e, protocol.Options{BaseURL: cfg.BaseURL}),
+			ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
+		},
+		done: make(chan error, 1),
+	}
+	go func() {
+		err := s.http.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.done <- err
+	}()
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.listener.Addr() }
+
+// URL is the server's endpoint, for SDK clients.
+func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
+
+// Shutdown ends long polls, lets requests in progress finish, and closes the
+// engine, flushing the store.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.Engine.EndLongPolls()
+	herr := s.http.Shutdown(ctx)
+	eerr := s.Engine.Close()
+	return errors.Join(herr, eerr)
+}
+
+// Done reports the serve loop's end.
+func (s *Server) Done() <-chan error { return s.done }
