@@ -29,18 +29,30 @@ type config struct {
 // and its help. The README's table of settings lists the same.
 type setting struct {
 	flag, env, def, help string
+	boolean              bool // given as a bare --flag
 }
 
+// textValue holds a setting as text; boolean ones may be given without a
+// value, as --flag.
+type textValue struct {
+	s       string
+	boolean bool
+}
+
+func (v *textValue) String() string     { return v.s }
+func (v *textValue) Set(s string) error { v.s = s; return nil }
+func (v *textValue) IsBoolFlag() bool   { return v.boolean }
+
 var settings = []setting{
-	{"addr", "MINISQS_ADDR", "127.0.0.1:9324", "address to listen on"},
-	{"db", "MINISQS_DB", "", "buntdb file to keep queues and messages in; empty keeps them in memory"},
-	{"fsync", "MINISQS_FSYNC", "everysec", "how often the db file is flushed to disk: always, everysec or never"},
-	{"region", "MINISQS_REGION", engine.DefaultRegion, "region in queue ARNs"},
-	{"account-id", "MINISQS_ACCOUNT_ID", engine.DefaultAccountID, "account id in queue URLs and ARNs"},
-	{"base-url", "MINISQS_BASE_URL", "", "base of queue URLs, e.g. http://sqs.local:9324; empty uses each request's Host"},
-	{"skip-cooldowns", "MINISQS_SKIP_COOLDOWNS", "false", "lift the 60-second limits on PurgeQueue and on reusing a deleted queue's name"},
-	{"log-level", "MINISQS_LOG_LEVEL", "info", "debug, info, warn or error"},
-	{"log-format", "MINISQS_LOG_FORMAT", "text", "text or json"},
+	{flag: "addr", env: "MINISQS_ADDR", def: "127.0.0.1:9324", help: "address to listen on"},
+	{flag: "db", env: "MINISQS_DB", def: "", help: "buntdb file to keep queues and messages in; empty keeps them in memory"},
+	{flag: "fsync", env: "MINISQS_FSYNC", def: "everysec", help: "how often the db file is flushed to disk: always, everysec or never"},
+	{flag: "region", env: "MINISQS_REGION", def: engine.DefaultRegion, help: "region in queue ARNs"},
+	{flag: "account-id", env: "MINISQS_ACCOUNT_ID", def: engine.DefaultAccountID, help: "account id in queue URLs and ARNs"},
+	{flag: "base-url", env: "MINISQS_BASE_URL", def: "", help: "base of queue URLs, e.g. http://sqs.local:9324; empty uses each request's Host"},
+	{flag: "skip-cooldowns", env: "MINISQS_SKIP_COOLDOWNS", def: "false", help: "lift the 60-second limits on PurgeQueue and on reusing a deleted queue's name", boolean: true},
+	{flag: "log-level", env: "MINISQS_LOG_LEVEL", def: "info", help: "debug, info, warn or error"},
+	{flag: "log-format", env: "MINISQS_LOG_FORMAT", def: "text", help: "text or json"},
 }
 
 // parseConfig reads settings from args, then getenv for those not given as
@@ -48,13 +60,14 @@ var settings = []setting{
 func parseConfig(args []string, getenv func(string) string, usage io.Writer) (config, error) {
 	fs := flag.NewFlagSet("minisqs", flag.ContinueOnError)
 	fs.SetOutput(usage)
-	vals := make(map[string]*string, len(settings))
+	vals := make(map[string]*textValue, len(settings))
 	for _, s := range settings {
-		def := s.def
-		if v := getenv(s.env); v != "" {
-			def = v
+		v := &textValue{s: s.def, boolean: s.boolean}
+		if e := getenv(s.env); e != "" {
+			v.s = e
 		}
-		vals[s.flag] = fs.String(s.flag, def, fmt.Sprintf("%s (env %s)", s.help, s.env))
+		vals[s.flag] = v
+		fs.Var(v, s.flag, fmt.Sprintf("%s (env %s)", s.help, s.env))
 	}
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -62,7 +75,7 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (co
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	get := func(name string) string { return strings.TrimSpace(*vals[name]) }
+	get := func(name string) string { return strings.TrimSpace(vals[name].s) }
 	cfg := config{
 		Addr:      get("addr"),
 		DB:        get("db"),

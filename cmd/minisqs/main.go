@@ -7,6 +7,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -29,6 +31,9 @@ func main() {
 		args = args[1:]
 	}
 	cfg, err := parseConfig(args, os.Getenv, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "minisqs:", err)
 		os.Exit(2)
