@@ -1,0 +1,90 @@
+package compat
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	awsv2 "github.com/aws/aws-sdk-go-v2/aws"
+	credv2 "github.com/aws/aws-sdk-go-v2/credentials"
+	sqsv2 "github.com/aws/aws-sdk-go-v2/service/sqs"
+	awsv1 "github.com/aws/aws-sdk-go/aws"
+	credv1 "github.com/aws/aws-sdk-go/aws/credentials"
+	"github.com/aws/aws-sdk-go/aws/session"
+	sqsv1 "github.com/aws/aws-sdk-go/service/sqs"
+
+	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/server"
+)
+
+// testServer is a minisqs serving on a loopback port for one test, on a
+// manual clock the test advances.
+type testServer struct {
+	*server.Server
+	Clock *engine.ManualClock
+}
+
+// startServer runs a server for the test; cfg may set DB, SkipCooldowns and
+// the like. Addr and Clock are filled in.
+func startServer(t testing.TB, cfg server.Config) *testServer {
+	t.Helper()
+	clock := engine.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	cfg.Addr = "127.0.0.1:0"
+	if cfg.Clock == nil {
+		cfg.Clock = clock
+	}
+	srv, err := server.Start(cfg)
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return &testServer{Server: srv, Clock: clock}
+}
+
+// jsonClient is an aws-sdk-go-v2 SQS client; its service/sqs speaks the
+// JSON protocol.
+func jsonClient(t testing.TB, endpoint string) *sqsv2.Client {
+	t.Helper()
+	return sqsv2.New(sqsv2.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: awsv2.String(endpoint),
+		Credentials:  credv2.NewStaticCredentialsProvider("test", "test", ""),
+		HTTPClient:   &http.Client{Timeout: 30 * time.Second},
+	})
+}
+
+// queryClient is an aws-sdk-go v1 SQS client pinned before v1.47, which
+// speaks the query protocol.
+func queryClient(t testing.TB, endpoint string) *sqsv1.SQS {
+	t.Helper()
+	sess, err := session.NewSession(&awsv1.Config{
+		Region:      awsv1.String("us-east-1"),
+		Endpoint:    awsv1.String(endpoint),
+		Credentials: credv1.NewStaticCredentials("test", "test", ""),
+		HTTPClient:  &http.Client{Timeout: 30 * time.Second},
+	})
+	if err != nil {
+		t.Fatalf("session: %v", err)
+	}
+	return sqsv1.New(sess)
+}
+
+// waitForWaiters blocks until n timers wait on the clock (a long poll has
+// started waiting), so a test can advance time past it.
+func waitForWaiters(t testing.TB, c *engine.ManualClock, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for c.Waiters() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %d clock waiters (have %d)", n, c.Waiters())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

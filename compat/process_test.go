@@ -1,0 +1,143 @@
+package compat
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// minisqsBinary builds cmd/minisqs once per test run.
+func minisqsBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "minisqs-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "minisqs")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/minisqs/minisqs/cmd/minisqs").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// freePort finds a loopback port that is free now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// process is a minisqs binary running as its own process.
+type process struct {
+	cmd *exec.Cmd
+	URL string
+}
+
+// startProcess runs the binary with args on a free loopback port and waits
+// until /health answers.
+func startProcess(t testing.TB, args ...string) *process {
+	t.Helper()
+	port := freePort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	cmd := exec.Command(minisqsBinary(t), append([]string{"--addr", addr, "--log-level", "warn"}, args...)...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &process{cmd: cmd, URL: "http://" + addr}
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+			p.cmd.Wait()
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(p.URL + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("minisqs did not answer /health: %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// kill9 ends the process at once, as a crash would.
+func (p *process) kill9(t testing.TB) {
+	t.Helper()
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (p *process) stop(t testing.TB) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("minisqs exited with %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		p.cmd.Process.Kill()
+		t.Fatal("minisqs did not stop within 15s of SIGINT")
+	}
+}
+
+// cpuTime is the process's user plus system CPU time, from /proc.
+func (p *process) cpuTime(t testing.TB) time.Duration {
+	t.Helper()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields after the command name, which is in parentheses: utime is the
+	// 14th field of the line and stime the 15th, in clock ticks.
+	fields := strings.Fields(line[strings.LastIndexByte(line, ')')+2:])
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	const ticksPerSecond = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticksPerSecond
+}
