@@ -143,7 +143,7 @@ func (u *AttributeUpdate) validate(fifo bool) error {
 		if p.MaxReceiveCount < MinMaxReceiveCount || p.MaxReceiveCount > MaxMaxReceiveCount {
 			return Errorf(ErrInvalidAttributeValue, "Value %d for parameter RedrivePolicy is invalid. Reason: Invalid value for maxReceiveCount: %d, valid values are from %d to %d both inclusive.", p.MaxReceiveCount, p.MaxReceiveCount, MinMaxReceiveCount, MaxMaxReceiveCount)
 		}
-		if _, _, ok := parseQueueArn(p.DeadLetterTargetArn); !ok {
+		if _, _, _, ok := parseQueueArn(p.DeadLetterTargetArn); !ok {
 			return Errorf(ErrInvalidAttributeValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Invalid value for deadLetterTargetArn.", p.DeadLetterTargetArn)
 		}
 	}
@@ -261,12 +261,11 @@ func (u *AttributeUpdate) differing(a QueueAttributes) []string {
 	return out
 }
 
-// parseQueueArn splits arn:aws:sqs:REGION:ACCOUNT:NAME into account and
-// name.
-func parseQueueArn(arn string) (account, name string, ok bool) {
+// parseQueueArn splits arn:aws:sqs:REGION:ACCOUNT:NAME.
+func parseQueueArn(arn string) (region, account, name string, ok bool) {
 	parts := strings.Split(arn, ":")
-	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[4] == "" || parts[5] == "" {
-		return "", "", false
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[3] == "" || parts[4] == "" || parts[5] == "" {
+		return "", "", "", false
 	}
-	return parts[4], parts[5], true
+	return parts[3], parts[4], parts[5], true
 }

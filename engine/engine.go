@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -258,7 +259,7 @@ func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string
 		return nil, err
 	}
 	now := e.clock.Now().UnixNano()
-	rec := &queueRecord{ID: id, Name: name, Created: now, Modified: now, Attributes: a, Tags: tags}
+	rec := &queueRecord{ID: id, Name: name, Created: now, Modified: now, Attributes: a, Tags: maps.Clone(tags)}
 	if err := e.store.putQueue(rec); err != nil {
 		return nil, err
 	}
@@ -275,9 +276,9 @@ func (e *Engine) checkRedriveLocked(sourceArn string, p *RedrivePolicy, fifo boo
 	if p == nil {
 		return nil
 	}
-	account, name, _ := parseQueueArn(p.DeadLetterTargetArn)
+	region, account, name, _ := parseQueueArn(p.DeadLetterTargetArn)
 	dlq, ok := e.queues[name]
-	if !ok || account != e.opts.AccountID {
+	if !ok || region != e.opts.Region || account != e.opts.AccountID {
 		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Dead letter target does not exist.", p.DeadLetterTargetArn)
 	}
 	da := dlq.Attributes()
@@ -314,8 +315,8 @@ func (e *Engine) QueueByID(id string) (*Queue, error) {
 
 // QueueByArn returns the queue an ARN names.
 func (e *Engine) QueueByArn(arn string) (*Queue, error) {
-	account, name, ok := parseQueueArn(arn)
-	if !ok || account != e.opts.AccountID {
+	region, account, name, ok := parseQueueArn(arn)
+	if !ok || region != e.opts.Region || account != e.opts.AccountID {
 		return nil, errNoQueue()
 	}
 	return e.Queue(name)

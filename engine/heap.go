@@ -1,96 +1,144 @@
 package engine
 
-// msgHeap is a binary min-heap of messages that records each message's
-// position in a slot of the message, so removing any message is O(log n).
-// A queue keeps three: ready (by sequence), timers (by visibleAt) and expiry
-// (by expireAt).
-type msgHeap struct {
-	items []*message
-	less  func(a, b *message) bool
-	slot  func(m *message) *int
+// The index structures a queue keeps over its messages. Both are built so
+// that the cost of an operation does not grow with the queue's depth:
+// readyList is an intrusive list (O(1) to add, take and remove), and
+// deadlineHeap removes lazily, so acknowledging a message never walks a heap.
+
+// readyList holds visible messages in delivery order, linked through the
+// messages themselves.
+type readyList struct {
+	head, tail *message
+	n          int
 }
 
-func (h *msgHeap) len() int { return len(h.items) }
+func (l *readyList) len() int        { return l.n }
+func (l *readyList) front() *message { return l.head }
 
-func (h *msgHeap) peek() *message {
-	if len(h.items) == 0 {
-		return nil
+func (l *readyList) pushBack(m *message) {
+	m.prev, m.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.next = m
+	} else {
+		l.head = m
 	}
-	return h.items[0]
+	l.tail = m
+	l.n++
 }
 
-func (h *msgHeap) push(m *message) {
-	*h.slot(m) = len(h.items)
-	h.items = append(h.items, m)
+func (l *readyList) pushFront(m *message) {
+	m.prev, m.next = nil, l.head
+	if l.head != nil {
+		l.head.prev = m
+	} else {
+		l.tail = m
+	}
+	l.head = m
+	l.n++
+}
+
+func (l *readyList) remove(m *message) {
+	if m.prev != nil {
+		m.prev.next = m.next
+	} else {
+		l.head = m.next
+	}
+	if m.next != nil {
+		m.next.prev = m.prev
+	} else {
+		l.tail = m.prev
+	}
+	m.prev, m.next = nil, nil
+	l.n--
+}
+
+func (l *readyList) reset() { *l = readyList{} }
+
+// deadlineEntry says that m may be due at the instant at. An entry goes
+// stale when the message's deadline changes or the message goes; the heap's
+// owner decides which entries still hold.
+type deadlineEntry struct {
+	at int64
+	m  *message
+}
+
+// deadlineHeap is a binary min-heap of deadlines. Entries are never removed
+// from the middle: stale ones are skipped when they reach the top, and
+// compact drops them all once they outnumber the live ones, which keeps the
+// heap's size proportional to the live entries at O(1) amortized cost.
+type deadlineHeap struct {
+	items []deadlineEntry
+}
+
+func (h *deadlineHeap) len() int { return len(h.items) }
+
+func (h *deadlineHeap) push(at int64, m *message) {
+	h.items = append(h.items, deadlineEntry{at, m})
 	h.up(len(h.items) - 1)
 }
 
-func (h *msgHeap) pop() *message {
+func (h *deadlineHeap) peek() (deadlineEntry, bool) {
 	if len(h.items) == 0 {
-		return nil
+		return deadlineEntry{}, false
 	}
-	m := h.items[0]
-	h.remove(m)
-	return m
+	return h.items[0], true
 }
 
-// remove takes m out of the heap; it does nothing if m is not in it.
-func (h *msgHeap) remove(m *message) {
-	i := *h.slot(m)
-	if i < 0 || i >= len(h.items) || h.items[i] != m {
-		return
-	}
+func (h *deadlineHeap) pop() {
 	last := len(h.items) - 1
-	if i != last {
-		h.swap(i, last)
-	}
-	h.items[last] = nil
+	h.items[0] = h.items[last]
+	h.items[last] = deadlineEntry{}
 	h.items = h.items[:last]
-	*h.slot(m) = -1
-	if i != last {
-		h.down(i)
-		h.up(i)
+	if last > 0 {
+		h.down(0)
 	}
 }
 
-func (h *msgHeap) swap(i, j int) {
-	h.items[i], h.items[j] = h.items[j], h.items[i]
-	*h.slot(h.items[i]) = i
-	*h.slot(h.items[j]) = j
+// compact keeps the entries for which live holds and restores heap order.
+func (h *deadlineHeap) compact(live func(deadlineEntry) bool) {
+	kept := h.items[:0]
+	for _, e := range h.items {
+		if live(e) {
+			kept = append(kept, e)
+		}
+	}
+	clear(h.items[len(kept):])
+	h.items = kept
+	for i := len(h.items)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
 }
 
-func (h *msgHeap) up(i int) {
+func (h *deadlineHeap) reset() {
+	clear(h.items)
+	h.items = h.items[:0]
+}
+
+func (h *deadlineHeap) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h.less(h.items[i], h.items[p]) {
+		if h.items[p].at <= h.items[i].at {
 			return
 		}
-		h.swap(i, p)
+		h.items[p], h.items[i] = h.items[i], h.items[p]
 		i = p
 	}
 }
 
-func (h *msgHeap) down(i int) {
+func (h *deadlineHeap) down(i int) {
 	n := len(h.items)
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 2*i + 1
+		if c >= n {
 			return
 		}
-		c := l
-		if r := l + 1; r < n && h.less(h.items[r], h.items[l]) {
+		if r := c + 1; r < n && h.items[r].at < h.items[c].at {
 			c = r
 		}
-		if !h.less(h.items[c], h.items[i]) {
+		if h.items[i].at <= h.items[c].at {
 			return
 		}
-		h.swap(i, c)
+		h.items[i], h.items[c] = h.items[c], h.items[i]
 		i = c
 	}
-}
-
-// reset drops every message.
-func (h *msgHeap) reset() {
-	clear(h.items)
-	h.items = h.items[:0]
 }

@@ -21,6 +21,7 @@ func (q *Queue) Acknowledge(handles []string) []error {
 		}
 		return errs
 	}
+	q.advance(q.e.clock.Now().UnixNano()) // an expired message is gone, not acknowledged
 	var gone []*message
 	for i, h := range handles {
 		m, err := q.leaseLocked(h, "The receipt handle has expired.")
@@ -36,11 +37,7 @@ func (q *Queue) Acknowledge(handles []string) []error {
 	}
 	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
 		for _, m := range gone {
-			s := seqSuffix(q.id, m.seq)
-			if err := deleteKey(tx, messageKey(s)); err != nil {
-				return err
-			}
-			if err := deleteKey(tx, stateKey(s)); err != nil {
+			if err := q.e.store.deleteMessageTx(tx, q.id, m.seq); err != nil {
 				return err
 			}
 		}
@@ -59,7 +56,8 @@ func (q *Queue) leaseLocked(h, staleReason string) (*message, error) {
 		return nil, err
 	}
 	m := q.msgs[seq]
-	if m == nil || m.token != token {
+	// A message never received has no delivery to name, whatever the token.
+	if m == nil || m.receiveCount == 0 || m.token != token {
 		return nil, Errorf(ErrReceiptHandleStale, "Value %s for parameter ReceiptHandle is invalid. Reason: %s", h, staleReason)
 	}
 	return m, nil
@@ -107,20 +105,17 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 		q.unstateLocked(m)
 		m.visibleAt = end
 		if c.Timeout == 0 {
-			m.state = stateReady
-			q.ready.push(m)
+			q.setStateLocked(m, stateReady, true)
 			woke = true
 		} else {
-			m.state = stateInFlight
-			q.inFlight++
-			q.timers.push(m)
+			q.setStateLocked(m, stateInFlight, false)
 		}
 		changed = append(changed, m)
 	}
 	if len(changed) > 0 {
 		err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
 			for _, m := range changed {
-				if _, _, err := tx.Set(stateKey(seqSuffix(q.id, m.seq)), encodeState(m), nil); err != nil {
+				if err := q.e.store.putStateTx(tx, q.id, m, &q.scratch); err != nil {
 					return err
 				}
 			}

@@ -60,12 +60,12 @@ type Delivery struct {
 	FirstReceivedAt time.Time
 }
 
-// Message states. Every live message is in exactly one, and in the heap that
-// state names.
+// Message states. A ready message is in the ready list; a delayed or
+// in-flight one has a live entry in the timers heap at its visibleAt.
 const (
-	stateReady    uint8 = iota // visible: in ready
-	stateDelayed               // waiting out its delay: in timers
-	stateInFlight              // leased: in timers
+	stateReady    uint8 = iota // visible
+	stateDelayed               // waiting out its delay
+	stateInFlight              // leased
 )
 
 // message is the in-memory index entry of a stored message. The body and
@@ -82,6 +82,6 @@ type message struct {
 	receiveCount   int
 	state          uint8
 	token          [tokenLen]byte // current delivery's receipt token; zero before any
-	readyOrTimer   int            // slot in ready or timers
-	expirySlot     int
+	gone           bool           // deleted, expired, purged or moved: its heap entries are stale
+	prev, next     *message       // links in the ready list
 }

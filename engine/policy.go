@@ -12,7 +12,16 @@ import (
 type policyDocument struct {
 	Version   string            `json:"Version"`
 	ID        string            `json:"Id"`
-	Statement []policyStatement `json:"Statement"`
+	Statement []json.RawMessage `json:"Statement"`
+}
+
+// statementSid reads a statement's Sid. Statements are kept as written, so
+// a Policy set with SetQueueAttributes (say with "Principal": "*" or a
+// Condition) survives AddPermission and RemovePermission unchanged.
+func statementSid(raw json.RawMessage) string {
+	var s struct{ Sid string }
+	_ = json.Unmarshal(raw, &s)
+	return s.Sid
 }
 
 type policyStatement struct {
@@ -51,7 +60,7 @@ func (q *Queue) AddPermission(label string, accounts, actions []string) error {
 		return Errorf(ErrMissingParameter, "The request must contain the parameter Actions.")
 	}
 	return q.editPolicy(func(doc *policyDocument) error {
-		if slices.ContainsFunc(doc.Statement, func(s policyStatement) bool { return s.Sid == label }) {
+		if slices.ContainsFunc(doc.Statement, func(s json.RawMessage) bool { return statementSid(s) == label }) {
 			return Errorf(ErrInvalidParameterValue, "Value %s for parameter Label is invalid. Reason: Already exists.", label)
 		}
 		principals := make([]string, len(accounts))
@@ -62,11 +71,12 @@ func (q *Queue) AddPermission(label string, accounts, actions []string) error {
 		for i, a := range actions {
 			qualified[i] = "SQS:" + a
 		}
-		doc.Statement = append(doc.Statement, policyStatement{
+		st, err := json.Marshal(policyStatement{
 			Sid: label, Effect: "Allow", Principal: policyPrincipal{AWS: oneOrMany(principals)},
 			Action: oneOrMany(qualified), Resource: q.arn,
 		})
-		return nil
+		doc.Statement = append(doc.Statement, st)
+		return err
 	})
 }
 
@@ -77,7 +87,7 @@ func (q *Queue) RemovePermission(label string) error {
 		return Errorf(ErrMissingParameter, "The request must contain the parameter Label.")
 	}
 	return q.editPolicy(func(doc *policyDocument) error {
-		i := slices.IndexFunc(doc.Statement, func(s policyStatement) bool { return s.Sid == label })
+		i := slices.IndexFunc(doc.Statement, func(s json.RawMessage) bool { return statementSid(s) == label })
 		if i < 0 {
 			return Errorf(ErrInvalidParameterValue, "Value %s for parameter Label is invalid. Reason: can't find label.", label)
 		}

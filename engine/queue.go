@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,11 +30,12 @@ type Queue struct {
 	lastPurge time.Time
 	deleted   bool
 	msgs      map[uint64]*message
-	ready     msgHeap // visible messages, oldest sequence first
-	timers    msgHeap // delayed and in-flight messages, soonest visibleAt first
-	expiry    msgHeap // every message, soonest expireAt first
+	ready     readyList    // visible messages: new ones at the back, redeliveries at the front
+	timers    deadlineHeap // visibleAt of delayed and in-flight messages
+	expiry    deadlineHeap // expireAt of every message
 	delayed   int
 	inFlight  int
+	scratch   []byte        // encoding buffer for store records
 	waiting   int           // receives blocked on notify
 	notify    chan struct{} // closed and replaced when messages may have become visible
 }
@@ -55,18 +58,6 @@ func newQueue(e *Engine, rec *queueRecord) *Queue {
 	}
 	a := rec.Attributes
 	q.attrs.Store(&a)
-	q.ready = msgHeap{
-		less: func(a, b *message) bool { return a.seq < b.seq },
-		slot: func(m *message) *int { return &m.readyOrTimer },
-	}
-	q.timers = msgHeap{
-		less: func(a, b *message) bool { return a.visibleAt < b.visibleAt },
-		slot: func(m *message) *int { return &m.readyOrTimer },
-	}
-	q.expiry = msgHeap{
-		less: func(a, b *message) bool { return a.expireAt < b.expireAt },
-		slot: func(m *message) *int { return &m.expirySlot },
-	}
 	return q
 }
 
@@ -223,42 +214,74 @@ func (q *Queue) wakeLocked() {
 	}
 }
 
-// insertLocked indexes m by its state.
+// insertLocked indexes a new m by its state.
 func (q *Queue) insertLocked(m *message) {
 	q.msgs[m.seq] = m
-	q.expiry.push(m)
-	switch m.state {
+	q.expiry.push(m.expireAt, m)
+	q.setStateLocked(m, m.state, false)
+}
+
+// setStateLocked puts m, which is in no state, into state s: a ready message
+// joins the ready list (at the front if it is a redelivery), a delayed or
+// leased one waits in timers until its visibleAt.
+func (q *Queue) setStateLocked(m *message, s uint8, redelivery bool) {
+	m.state = s
+	switch s {
 	case stateReady:
-		q.ready.push(m)
+		if redelivery {
+			q.ready.pushFront(m)
+		} else {
+			q.ready.pushBack(m)
+		}
 	case stateDelayed:
 		q.delayed++
-		q.timers.push(m)
+		q.timers.push(m.visibleAt, m)
 	case stateInFlight:
 		q.inFlight++
-		q.timers.push(m)
+		q.timers.push(m.visibleAt, m)
 	}
 }
 
-// unindexLocked takes m out of the state heaps and counts, leaving msgs and
-// expiry to the caller.
+// unstateLocked takes m out of its state's list and count; its timers entry,
+// if any, goes stale.
 func (q *Queue) unstateLocked(m *message) {
 	switch m.state {
 	case stateReady:
 		q.ready.remove(m)
 	case stateDelayed:
 		q.delayed--
-		q.timers.remove(m)
 	case stateInFlight:
 		q.inFlight--
-		q.timers.remove(m)
 	}
 }
 
 // removeLocked forgets m entirely.
 func (q *Queue) removeLocked(m *message) {
 	q.unstateLocked(m)
-	q.expiry.remove(m)
+	m.gone = true
 	delete(q.msgs, m.seq)
+	q.compactLocked()
+}
+
+// A timers entry holds while its message waits for that very instant; an
+// expiry entry while its message is still there.
+func timerLive(e deadlineEntry) bool {
+	return !e.m.gone && e.m.state != stateReady && e.m.visibleAt == e.at
+}
+
+func expiryLive(e deadlineEntry) bool { return !e.m.gone }
+
+// compactSlack keeps small heaps from being compacted over and over.
+const compactSlack = 64
+
+// compactLocked drops stale heap entries once they outnumber live ones.
+func (q *Queue) compactLocked() {
+	if q.timers.len() > 2*(q.inFlight+q.delayed)+compactSlack {
+		q.timers.compact(timerLive)
+	}
+	if q.expiry.len() > 2*len(q.msgs)+compactSlack {
+		q.expiry.compact(expiryLive)
+	}
 }
 
 // advance makes due messages visible and drops expired ones. It is a pure
@@ -266,24 +289,39 @@ func (q *Queue) removeLocked(m *message) {
 // that ends, since a restart reaches the same conclusion from visibleAt.
 func (q *Queue) advance(now int64) {
 	woke := false
-	for m := q.timers.peek(); m != nil && m.visibleAt <= now; m = q.timers.peek() {
-		q.unstateLocked(m)
-		m.state = stateReady
-		q.ready.push(m)
+	var returned []*message
+	for e, ok := q.timers.peek(); ok && e.at <= now; e, ok = q.timers.peek() {
+		q.timers.pop()
+		if !timerLive(e) {
+			continue
+		}
 		woke = true
+		if e.m.state == stateInFlight {
+			returned = append(returned, e.m)
+			continue
+		}
+		q.unstateLocked(e.m)
+		q.setStateLocked(e.m, stateReady, false)
 	}
-	var expired []string
-	for m := q.expiry.peek(); m != nil && m.expireAt <= now; m = q.expiry.peek() {
-		q.removeLocked(m)
-		expired = append(expired, seqSuffix(q.id, m.seq))
+	// Messages whose leases ended go to the front, oldest first.
+	slices.SortFunc(returned, func(a, b *message) int { return cmp.Compare(b.seq, a.seq) })
+	for _, m := range returned {
+		q.unstateLocked(m)
+		q.setStateLocked(m, stateReady, true)
+	}
+	var expired []uint64
+	for e, ok := q.expiry.peek(); ok && e.at <= now; e, ok = q.expiry.peek() {
+		q.expiry.pop()
+		if !expiryLive(e) {
+			continue
+		}
+		q.removeLocked(e.m)
+		expired = append(expired, e.m.seq)
 	}
 	if len(expired) > 0 {
 		err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
-			for _, s := range expired {
-				if err := deleteKey(tx, messageKey(s)); err != nil {
-					return err
-				}
-				if err := deleteKey(tx, stateKey(s)); err != nil {
+			for _, seq := range expired {
+				if err := q.e.store.deleteMessageTx(tx, q.id, seq); err != nil {
 					return err
 				}
 			}
@@ -308,7 +346,11 @@ func (q *Queue) loadMessages(now int64) error {
 				return false
 			}
 			suffix := k[len(statePrefix):]
-			body, err := tx.Get(messageKey(suffix))
+			seq, ok := parseSeq(suffix)
+			if !ok {
+				return true
+			}
+			body, err := tx.Get(messageKey(q.id, seq))
 			if err != nil {
 				q.e.log.Warn("state without message record", "key", k)
 				return true
@@ -316,10 +358,6 @@ func (q *Queue) loadMessages(now int64) error {
 			m := &message{size: len(body)}
 			if err := decodeState(v, m); err != nil {
 				q.e.log.Error("skipping unreadable message state", "key", k, "err", err)
-				return true
-			}
-			seq, ok := parseSeq(suffix)
-			if !ok {
 				return true
 			}
 			m.seq = seq

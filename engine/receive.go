@@ -107,7 +107,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 	q.advance(now)
 	var picked, dead []*message
 	for len(picked) < opts.MaxMessages {
-		m := q.ready.peek()
+		m := q.ready.front()
 		if m == nil {
 			break
 		}
@@ -122,21 +122,18 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 			}
 			break
 		}
-		q.ready.pop()
 		if err := q.newToken(m); err != nil {
-			q.ready.push(m)
 			q.mu.Unlock()
 			return nil, nil, 0, Errorf(ErrInternal, "receipt token: %v", err)
 		}
+		q.unstateLocked(m)
 		m.receiveCount++
 		if m.firstReceiveAt == 0 {
 			m.firstReceiveAt = now
 		}
 		m.receivedAt = now
 		m.visibleAt = now + int64(vis)*1e9
-		m.state = stateInFlight
-		q.inFlight++
-		q.timers.push(m)
+		q.setStateLocked(m, stateInFlight, false)
 		picked = append(picked, m)
 	}
 	if len(picked) > 0 {
@@ -145,8 +142,8 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 	if len(out) == 0 && err == nil && wait {
 		q.waiting++
 		wake = q.notify
-		if t := q.timers.peek(); t != nil {
-			nextDue = t.visibleAt
+		if t, ok := q.timers.peek(); ok {
+			nextDue = t.at
 		}
 	}
 	q.mu.Unlock()
@@ -163,8 +160,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	var missing []*message
 	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
 		for _, m := range picked {
-			suffix := seqSuffix(q.id, m.seq)
-			raw, err := tx.Get(messageKey(suffix))
+			raw, err := tx.Get(messageKey(q.id, m.seq))
 			if err != nil {
 				missing = append(missing, m)
 				continue
@@ -175,7 +171,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 				missing = append(missing, m)
 				continue
 			}
-			if _, _, err := tx.Set(stateKey(suffix), encodeState(m), nil); err != nil {
+			if err := q.e.store.putStateTx(tx, q.id, m, &q.scratch); err != nil {
 				return err
 			}
 			out = append(out, Delivery{
@@ -218,15 +214,11 @@ func (q *Queue) adoptDeadLetters(src *Queue, dead []*message) {
 	var adopted []*message
 	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
 		for _, old := range dead {
-			from := seqSuffix(src.id, old.seq)
-			raw, err := tx.Get(messageKey(from))
+			raw, err := tx.Get(messageKey(src.id, old.seq))
 			if err != nil {
 				continue // purged or deleted meanwhile
 			}
-			if err := deleteKey(tx, messageKey(from)); err != nil {
-				return err
-			}
-			if err := deleteKey(tx, stateKey(from)); err != nil {
+			if err := q.e.store.deleteMessageTx(tx, src.id, old.seq); err != nil {
 				return err
 			}
 			if q.deleted {
@@ -244,18 +236,12 @@ func (q *Queue) adoptDeadLetters(src *Queue, dead []*message) {
 				receiveCount:   old.receiveCount,
 				firstReceiveAt: old.firstReceiveAt,
 				state:          stateReady,
-				readyOrTimer:   -1,
-				expirySlot:     -1,
 			}
-			to := seqSuffix(q.id, m.seq)
-			body := encodeMessage(&rec)
-			m.size = len(body)
-			if _, _, err := tx.Set(messageKey(to), body, nil); err != nil {
+			size, err := q.e.store.putMessageTx(tx, q.id, m, &rec, &q.scratch)
+			if err != nil {
 				return err
 			}
-			if _, _, err := tx.Set(stateKey(to), encodeState(m), nil); err != nil {
-				return err
-			}
+			m.size = size
 			adopted = append(adopted, m)
 		}
 		return nil

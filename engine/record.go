@@ -14,6 +14,8 @@ const recordVersion = 1
 
 var errCorruptRecord = errors.New("corrupt record")
 
+// recordWriter appends to a caller's buffer, so that encoding allocates
+// only the final string.
 type recordWriter struct{ b []byte }
 
 func (w *recordWriter) uint(v uint64)   { w.b = binary.AppendUvarint(w.b, v) }
@@ -21,43 +23,42 @@ func (w *recordWriter) int(v int64)     { w.b = binary.AppendVarint(w.b, v) }
 func (w *recordWriter) bytes(v []byte)  { w.uint(uint64(len(v))); w.b = append(w.b, v...) }
 func (w *recordWriter) string(v string) { w.uint(uint64(len(v))); w.b = append(w.b, v...) }
 
+// recordReader reads a stored string in place: the strings it returns share
+// the record's memory.
 type recordReader struct {
-	b   []byte
+	s   string
 	err error
 }
 
 func (r *recordReader) uint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errCorruptRecord
-		return 0
+	var v uint64
+	for i := 0; i < len(r.s) && i < binary.MaxVarintLen64; i++ {
+		c := r.s[i]
+		v |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			r.s = r.s[i+1:]
+			return v
+		}
 	}
-	r.b = r.b[n:]
-	return v
+	r.err = errCorruptRecord
+	return 0
 }
 
 func (r *recordReader) int() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errCorruptRecord
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
+	u := r.uint()
+	return int64(u>>1) ^ -int64(u&1) // zig-zag, as binary.AppendVarint writes
 }
 
-func (r *recordReader) bytes() []byte {
+func (r *recordReader) string() string {
 	n := r.uint()
-	if r.err != nil || n > uint64(len(r.b)) {
+	if r.err != nil || n > uint64(len(r.s)) {
 		r.err = errCorruptRecord
-		return nil
+		return ""
 	}
-	v := r.b[:n:n]
-	r.b = r.b[n:]
+	v := r.s[:n]
+	r.s = r.s[n:]
 	return v
 }
-
-func (r *recordReader) string() string { return string(r.bytes()) }
 
 func writeAttributes(w *recordWriter, attrs []MessageAttribute) {
 	w.uint(uint64(len(attrs)))
@@ -71,7 +72,7 @@ func writeAttributes(w *recordWriter, attrs []MessageAttribute) {
 
 func readAttributes(r *recordReader) []MessageAttribute {
 	n := r.uint()
-	if r.err != nil || n > uint64(len(r.b)) {
+	if r.err != nil || n > uint64(len(r.s)) {
 		r.err = errCorruptRecord
 		return nil
 	}
@@ -83,16 +84,16 @@ func readAttributes(r *recordReader) []MessageAttribute {
 		attrs[i].Name = r.string()
 		attrs[i].DataType = r.string()
 		attrs[i].StringValue = r.string()
-		if b := r.bytes(); len(b) > 0 {
-			attrs[i].BinaryValue = append([]byte(nil), b...)
+		if b := r.string(); len(b) > 0 {
+			attrs[i].BinaryValue = []byte(b)
 		}
 	}
 	return attrs
 }
 
-// encodeMessage renders the immutable part of a message.
-func encodeMessage(m *Message) string {
-	w := recordWriter{b: make([]byte, 0, len(m.Body)+128)}
+// appendMessage renders the immutable part of a message.
+func appendMessage(dst []byte, m *Message) []byte {
+	w := recordWriter{b: dst}
 	w.uint(recordVersion)
 	w.string(m.ID)
 	w.string(m.Body)
@@ -105,11 +106,11 @@ func encodeMessage(m *Message) string {
 	w.string(m.SequenceNumber)
 	w.int(m.SentAt.UnixNano())
 	w.string(m.DeadLetterSourceArn)
-	return string(w.b)
+	return w.b
 }
 
 func decodeMessage(s string) (Message, error) {
-	r := recordReader{b: []byte(s)}
+	r := recordReader{s: s}
 	var m Message
 	if r.uint() != recordVersion {
 		return m, errCorruptRecord
@@ -128,10 +129,10 @@ func decodeMessage(s string) (Message, error) {
 	return m, r.err
 }
 
-// encodeState renders the mutable part of a message: what a receive, a
+// appendState renders the mutable part of a message: what a receive, a
 // visibility change or a lease's end changes.
-func encodeState(m *message) string {
-	w := recordWriter{b: make([]byte, 0, 64)}
+func appendState(dst []byte, m *message) []byte {
+	w := recordWriter{b: dst}
 	w.uint(recordVersion)
 	w.uint(uint64(m.state))
 	w.int(m.sentAt)
@@ -141,11 +142,11 @@ func encodeState(m *message) string {
 	w.int(m.firstReceiveAt)
 	w.uint(uint64(m.receiveCount))
 	w.bytes(m.token[:])
-	return string(w.b)
+	return w.b
 }
 
 func decodeState(s string, m *message) error {
-	r := recordReader{b: []byte(s)}
+	r := recordReader{s: s}
 	if r.uint() != recordVersion {
 		return errCorruptRecord
 	}
@@ -156,7 +157,7 @@ func decodeState(s string, m *message) error {
 	m.receivedAt = r.int()
 	m.firstReceiveAt = r.int()
 	m.receiveCount = int(r.uint())
-	if tok := r.bytes(); len(tok) == tokenLen {
+	if tok := r.string(); len(tok) == tokenLen {
 		copy(m.token[:], tok)
 	} else if r.err == nil {
 		return errCorruptRecord

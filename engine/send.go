@@ -57,15 +57,11 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	}
 	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
 		for _, p := range batch {
-			suffix := seqSuffix(q.id, p.m.seq)
-			body := encodeMessage(&p.rec)
-			p.m.size = len(body)
-			if _, _, err := tx.Set(messageKey(suffix), body, nil); err != nil {
+			size, err := q.e.store.putMessageTx(tx, q.id, p.m, &p.rec, &q.scratch)
+			if err != nil {
 				return err
 			}
-			if _, _, err := tx.Set(stateKey(suffix), encodeState(p.m), nil); err != nil {
-				return err
-			}
+			p.m.size = size
 		}
 		return nil
 	})
@@ -75,15 +71,13 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		}
 		return results
 	}
-	anyReady := false
 	for _, p := range batch {
 		q.insertLocked(p.m)
-		anyReady = anyReady || p.m.state == stateReady
 		results[p.i] = SendResult{MessageID: p.rec.ID, MD5OfBody: p.rec.MD5OfBody, SequenceNumber: p.rec.SequenceNumber}
 	}
-	if anyReady {
-		q.wakeLocked()
-	}
+	// Waiting receives take the new messages, or wait for a delayed one's
+	// end if it comes before theirs.
+	q.wakeLocked()
 	return results
 }
 
@@ -139,7 +133,7 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 		SenderID:         sender,
 		GroupID:          in.GroupID,
 	}
-	return rec, &message{readyOrTimer: -1, expirySlot: -1}, nil
+	return rec, &message{}, nil
 }
 
 // MessageSize is the size SQS counts against MaximumMessageSize: the body's

@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/buntdb"
@@ -49,25 +48,30 @@ const (
 
 func queueKey(name string) string { return queuePrefix + name }
 
-func seqSuffix(qid string, seq uint64) string {
-	var b strings.Builder
-	b.Grow(len(qid) + 17)
-	b.WriteString(qid)
-	b.WriteByte(':')
-	s := strconv.FormatUint(seq, 16)
-	for i := len(s); i < 16; i++ {
-		b.WriteByte('0')
+// messageKey and stateKey name a message's two records.
+func messageKey(qid string, seq uint64) string { return recordKey(messagePrefix, qid, seq) }
+func stateKey(qid string, seq uint64) string   { return recordKey(statePrefix, qid, seq) }
+
+func recordKey(prefix, qid string, seq uint64) string {
+	b := make([]byte, 0, len(prefix)+len(qid)+17)
+	b = append(b, prefix...)
+	b = append(b, qid...)
+	b = append(b, ':')
+	var hex [16]byte
+	for i := 15; i >= 0; i-- {
+		hex[i] = "0123456789abcdef"[seq&0xf]
+		seq >>= 4
 	}
-	b.WriteString(s)
-	return b.String()
+	return string(append(b, hex[:]...))
 }
 
-func messageKey(suffix string) string { return messagePrefix + suffix }
-func stateKey(suffix string) string   { return statePrefix + suffix }
-
-// store is the durable record of queues and messages.
+// store is the durable record of queues and messages. A message has an
+// immutable record and a state record; the state records exist only to
+// bring leases and delays back after a restart, so a store in memory, which
+// has no restart, does not write them.
 type store struct {
-	db *buntdb.DB
+	db      *buntdb.DB
+	durable bool // backed by a file
 }
 
 func openStore(path string, fsync FsyncPolicy) (*store, error) {
@@ -92,7 +96,7 @@ func openStore(path string, fsync FsyncPolicy) (*store, error) {
 		db.Close()
 		return nil, err
 	}
-	return &store{db: db}, nil
+	return &store{db: db, durable: path != ":memory:"}, nil
 }
 
 func (s *store) close() error { return s.db.Close() }
@@ -166,4 +170,35 @@ func deleteKey(tx *buntdb.Tx, key string) error {
 		return err
 	}
 	return nil
+}
+
+// putMessageTx stores a new message's records and returns the stored size.
+func (s *store) putMessageTx(tx *buntdb.Tx, qid string, m *message, rec *Message, scratch *[]byte) (int, error) {
+	*scratch = appendMessage((*scratch)[:0], rec)
+	body := string(*scratch)
+	if _, _, err := tx.Set(messageKey(qid, m.seq), body, nil); err != nil {
+		return 0, err
+	}
+	return len(body), s.putStateTx(tx, qid, m, scratch)
+}
+
+// putStateTx records a message's state, when there is a restart to survive.
+func (s *store) putStateTx(tx *buntdb.Tx, qid string, m *message, scratch *[]byte) error {
+	if !s.durable {
+		return nil
+	}
+	*scratch = appendState((*scratch)[:0], m)
+	_, _, err := tx.Set(stateKey(qid, m.seq), string(*scratch), nil)
+	return err
+}
+
+// deleteMessageTx removes a message's records.
+func (s *store) deleteMessageTx(tx *buntdb.Tx, qid string, seq uint64) error {
+	if err := deleteKey(tx, messageKey(qid, seq)); err != nil {
+		return err
+	}
+	if !s.durable {
+		return nil
+	}
+	return deleteKey(tx, stateKey(qid, seq))
 }

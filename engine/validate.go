@@ -102,7 +102,7 @@ func validateAttributeValue(a MessageAttribute) error {
 		if a.StringValue == "" {
 			return Errorf(ErrInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute value for message attribute type '%s'.", a.Name, a.DataType)
 		}
-		if _, err := strconv.ParseFloat(strings.TrimSpace(a.StringValue), 64); err != nil {
+		if !validNumber(a.StringValue) {
 			return Errorf(ErrInvalidParameterValue, "Can't cast the value of message (user) attribute '%s' to a number.", a.Name)
 		}
 	case "Binary":
@@ -113,4 +113,55 @@ func validateAttributeValue(a MessageAttribute) error {
 		return Errorf(ErrInvalidParameterValue, "The type of message (user) attribute '%s' is invalid. You must use only the following supported type prefixes: Binary, Number, String.", a.Name)
 	}
 	return nil
+}
+
+// validNumber applies SQS's rule for Number attributes: a decimal number
+// with at most 38 significant digits, between 10^-128 and 10^+126 in
+// magnitude ("Message attribute data types", SQS Developer Guide). NaN,
+// infinities and hexadecimal forms are refused.
+func validNumber(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	var digits []byte
+	pointAt, sawDigit := -1, false
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= '0' && c <= '9' {
+			digits = append(digits, c)
+			sawDigit = true
+		} else if c == '.' && pointAt < 0 {
+			pointAt = len(digits)
+		} else {
+			break
+		}
+	}
+	if !sawDigit {
+		return false
+	}
+	if pointAt < 0 {
+		pointAt = len(digits)
+	}
+	exp := 0
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil || e > 1000 || e < -1000 {
+			return false
+		}
+		exp, i = e, len(s)
+	}
+	if i != len(s) {
+		return false
+	}
+	first := strings.IndexFunc(string(digits), func(r rune) bool { return r != '0' })
+	if first < 0 {
+		return true // zero
+	}
+	last := strings.LastIndexFunc(string(digits), func(r rune) bool { return r != '0' })
+	if last-first+1 > 38 {
+		return false
+	}
+	magnitude := pointAt - first - 1 + exp // power of ten of the leading digit
+	return magnitude >= -128 && magnitude <= 126
 }

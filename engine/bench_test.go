@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+	"testing"
+)
+
+// Engine-level benchmarks on an in-memory store and a ManualClock, so the
+// sweeper never runs and leases never end on their own.
+
+const benchBody = `{"order":12345,"customer":"c-6789","items":[{"sku":"A1","qty":2}]}`
+
+func benchQueue(b *testing.B) *Queue {
+	b.Helper()
+	e, _ := newTestEngine(b, Options{})
+	q, err := e.CreateQueue("bench", AttributeUpdate{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return q
+}
+
+// fill sends n messages in batches of 10.
+func fill(b *testing.B, q *Queue, n int) {
+	b.Helper()
+	batch := make([]NewMessage, 10)
+	for i := range batch {
+		batch[i] = NewMessage{Body: benchBody}
+	}
+	for sent := 0; sent < n; sent += len(batch) {
+		msgs := batch[:min(len(batch), n-sent)]
+		for _, r := range q.Send(msgs) {
+			if r.Err != nil {
+				b.Fatal(r.Err)
+			}
+		}
+	}
+}
+
+func BenchmarkSend(b *testing.B) {
+	q := benchQueue(b)
+	msg := []NewMessage{{Body: benchBody}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if r := q.Send(msg); r[0].Err != nil {
+			b.Fatal(r[0].Err)
+		}
+	}
+}
+
+// receiveAck receives one message and acknowledges it.
+func receiveAck(b *testing.B, q *Queue, ctx context.Context, opts ReceiveOptions) {
+	ds, err := q.Receive(ctx, opts)
+	if err != nil || len(ds) != 1 {
+		b.Fatalf("Receive: %d messages, %v", len(ds), err)
+	}
+	if err := q.Acknowledge([]string{ds[0].ReceiptHandle})[0]; err != nil {
+		b.Fatal(err)
+	}
+}
+
+func BenchmarkReceiveDelete(b *testing.B) {
+	q := benchQueue(b)
+	fill(b, q, b.N)
+	ctx, opts := context.Background(), ReceiveOptions{MaxMessages: 1, WaitSeconds: ptr(0)}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		receiveAck(b, q, ctx, opts)
+	}
+}
+
+// BenchmarkReceiveDeleteDepth receives, acknowledges and sends one message
+// per op on a queue kept at a constant depth, to show that the cost of a
+// receive does not grow with the number of messages queued.
+func BenchmarkReceiveDeleteDepth(b *testing.B) {
+	for _, depth := range []int{1000, 1000000} {
+		b.Run("depth="+strconv.Itoa(depth), func(b *testing.B) {
+			// b.Loop runs this function once per -count, so the queue is
+			// filled once rather than for every b.N the framework tries;
+			// the timer starts at the first b.Loop call.
+			q := benchQueue(b)
+			fill(b, q, depth)
+			if c := q.Counts(); c.Visible != depth {
+				b.Fatalf("filled %+v, want %d visible", c, depth)
+			}
+			ctx, opts := context.Background(), ReceiveOptions{MaxMessages: 1, WaitSeconds: ptr(0)}
+			msg := []NewMessage{{Body: benchBody}}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				receiveAck(b, q, ctx, opts)
+				if r := q.Send(msg); r[0].Err != nil {
+					b.Fatal(r[0].Err)
+				}
+			}
+			b.StopTimer()
+			if c := q.Counts(); c.Visible != depth || c.InFlight != 0 {
+				b.Fatalf("depth drifted: %+v", c)
+			}
+		})
+	}
+}
