@@ -18,7 +18,7 @@ import (
 // server process's CPU time per message (from /proc) as server-µs/msg. The
 // clients run in the benchmark's process, so their cost is not counted.
 func BenchmarkHTTPCycle(b *testing.B) {
-	for _, clients := range []int{1, 4} {
+	for _, clients := range []int{1, 4, 16} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) { benchmarkHTTPCycle(b, clients) })
 	}
 }
