@@ -141,10 +141,10 @@ func (u *AttributeUpdate) validate(fifo bool) error {
 	}
 	if p := u.RedrivePolicy; p != nil {
 		if p.MaxReceiveCount < MinMaxReceiveCount || p.MaxReceiveCount > MaxMaxReceiveCount {
-			return Errorf(ErrInvalidAttributeValue, "Value %d for parameter RedrivePolicy is invalid. Reason: Invalid value for maxReceiveCount: %d, valid values are from %d to %d both inclusive.", p.MaxReceiveCount, p.MaxReceiveCount, MinMaxReceiveCount, MaxMaxReceiveCount)
+			return Errorf(ErrInvalidParameterValue, "Value %d for parameter RedrivePolicy is invalid. Reason: Invalid value for maxReceiveCount: %d, valid values are from %d to %d both inclusive.", p.MaxReceiveCount, p.MaxReceiveCount, MinMaxReceiveCount, MaxMaxReceiveCount)
 		}
 		if _, _, _, ok := parseQueueArn(p.DeadLetterTargetArn); !ok {
-			return Errorf(ErrInvalidAttributeValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Invalid value for deadLetterTargetArn.", p.DeadLetterTargetArn)
+			return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Invalid value for deadLetterTargetArn.", p.DeadLetterTargetArn)
 		}
 	}
 	if p := u.RedriveAllowPolicy; p != nil {
@@ -177,6 +177,19 @@ func (u *AttributeUpdate) validate(fifo bool) error {
 	}
 	if v := u.FifoThroughputLimit; v != nil && *v != FifoThroughputPerQueue && *v != FifoThroughputPerMessageGroup {
 		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoThroughputLimit.")
+	}
+	for name, v := range map[string]*string{"Policy": u.Policy, "KmsMasterKeyId": u.KmsMasterKeyID} {
+		if v != nil && !validText(*v) {
+			return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter %s.", name)
+		}
+	}
+	return nil
+}
+
+// check applies the rules that tie settings together.
+func (a QueueAttributes) check() error {
+	if a.FifoThroughputLimit == FifoThroughputPerMessageGroup && a.DeduplicationScope != DeduplicationScopeMessageGroup {
+		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoThroughputLimit. Reason: The perMessageGroupId value is allowed only when the value for DeduplicationScope is messageGroup.")
 	}
 	return nil
 }

@@ -254,6 +254,9 @@ func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string
 		return nil, err
 	}
 	attrs.apply(&a)
+	if err := a.check(); err != nil {
+		return nil, err
+	}
 	id, err := e.newID()
 	if err != nil {
 		return nil, err
@@ -382,6 +385,9 @@ func validateTags(tags map[string]string) error {
 		}
 		if len(v) > MaxTagValueLen {
 			return Errorf(ErrInvalidParameterValue, "Tag values must be at most %d characters.", MaxTagValueLen)
+		}
+		if !validText(k) || !validText(v) {
+			return Errorf(ErrInvalidParameterValue, "Tag keys and values may contain only characters allowed in a message body.")
 		}
 	}
 	return nil

@@ -589,9 +589,9 @@ func TestRedrivePolicyValidation(t *testing.T) {
 		{"ok", "", 2, false, ""},
 		{"max 1", "", 1, false, ""},
 		{"max 1000", "", 1000, false, ""},
-		{"max 0", "", 0, false, ErrInvalidAttributeValue},
-		{"max 1001", "", 1001, false, ErrInvalidAttributeValue},
-		{"malformed arn", "dlq", 2, false, ErrInvalidAttributeValue},
+		{"max 0", "", 0, false, ErrInvalidParameterValue},
+		{"max 1001", "", 1001, false, ErrInvalidParameterValue},
+		{"malformed arn", "dlq", 2, false, ErrInvalidParameterValue},
 		{"nonexistent dlq", testArn("nope"), 2, false, ErrInvalidParameterValue},
 		{"other account", "arn:aws:sqs:us-east-1:111111111111:dlq", 2, false, ErrInvalidParameterValue},
 		// A queue ARN names a region; the engine's queues live in one.

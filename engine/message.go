@@ -83,5 +83,6 @@ type message struct {
 	state          uint8
 	token          [tokenLen]byte // current delivery's receipt token; zero before any
 	gone           bool           // deleted, expired, purged or moved: its heap entries are stale
-	prev, next     *message       // links in the ready list
+	group          *group         // its message group, if it has one
+	prev, next     *message       // links in the queue's or its group's ready list
 }

@@ -21,6 +21,7 @@ type Queue struct {
 	name    string
 	arn     string
 	created time.Time
+	fifo    bool
 	attrs   atomic.Pointer[QueueAttributes]
 	seq     atomic.Uint64 // last sequence number handed out
 
@@ -30,7 +31,12 @@ type Queue struct {
 	lastPurge time.Time
 	deleted   bool
 	msgs      map[uint64]*message
-	ready     readyList    // visible messages: new ones at the back, redeliveries at the front
+	ready     readyList    // standard: visible messages, new ones at the back, redeliveries at the front
+	visible   int          // visible messages, in ready or in FIFO groups' lists
+	groups    map[string]*group
+	available groupList // FIFO: groups with visible messages and none in flight
+	dedup     dedupWindow
+	attempts  attemptCache
 	timers    deadlineHeap // visibleAt of delayed and in-flight messages
 	expiry    deadlineHeap // expireAt of every message
 	delayed   int
@@ -51,7 +57,9 @@ func newQueue(e *Engine, rec *queueRecord) *Queue {
 		tags:      rec.Tags,
 		lastPurge: time.Unix(0, rec.LastPurge),
 		msgs:      map[uint64]*message{},
+		groups:    map[string]*group{},
 		notify:    make(chan struct{}),
+		fifo:      rec.Attributes.FifoQueue,
 	}
 	if rec.LastPurge == 0 {
 		q.lastPurge = time.Time{}
@@ -88,7 +96,7 @@ func (q *Queue) Counts() Counts {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.advance(q.e.clock.Now().UnixNano())
-	return Counts{Visible: q.ready.len(), InFlight: q.inFlight, Delayed: q.delayed}
+	return Counts{Visible: q.visible, InFlight: q.inFlight, Delayed: q.delayed}
 }
 
 func (q *Queue) record() *queueRecord {
@@ -125,6 +133,9 @@ func (q *Queue) SetAttributes(u AttributeUpdate) error {
 	}
 	a = q.Attributes()
 	u.apply(&a)
+	if err := a.check(); err != nil {
+		return err
+	}
 	q.attrs.Store(&a)
 	q.modified = q.e.clock.Now()
 	return q.e.store.putQueue(q.record())
@@ -200,6 +211,10 @@ func (q *Queue) Purge() error {
 // the store.
 func (q *Queue) clearLocked() {
 	clear(q.msgs)
+	clear(q.groups)
+	q.attempts = attemptCache{}
+	q.available = groupList{}
+	q.visible = 0
 	q.ready.reset()
 	q.timers.reset()
 	q.expiry.reset()
@@ -217,6 +232,9 @@ func (q *Queue) wakeLocked() {
 // insertLocked indexes a new m by its state.
 func (q *Queue) insertLocked(m *message) {
 	q.msgs[m.seq] = m
+	if m.group != nil {
+		m.group.members++
+	}
 	q.expiry.push(m.expireAt, m)
 	q.setStateLocked(m, m.state, false)
 }
@@ -228,9 +246,13 @@ func (q *Queue) setStateLocked(m *message, s uint8, redelivery bool) {
 	m.state = s
 	switch s {
 	case stateReady:
-		if redelivery {
+		q.visible++
+		switch {
+		case q.fifo:
+			m.group.ready.insertSorted(m, redelivery)
+		case redelivery:
 			q.ready.pushFront(m)
-		} else {
+		default:
 			q.ready.pushBack(m)
 		}
 	case stateDelayed:
@@ -239,6 +261,12 @@ func (q *Queue) setStateLocked(m *message, s uint8, redelivery bool) {
 	case stateInFlight:
 		q.inFlight++
 		q.timers.push(m.visibleAt, m)
+		if m.group != nil {
+			m.group.inFlight++
+		}
+	}
+	if m.group != nil {
+		q.updateAvailabilityLocked(m.group)
 	}
 }
 
@@ -247,11 +275,22 @@ func (q *Queue) setStateLocked(m *message, s uint8, redelivery bool) {
 func (q *Queue) unstateLocked(m *message) {
 	switch m.state {
 	case stateReady:
-		q.ready.remove(m)
+		q.visible--
+		if q.fifo {
+			m.group.ready.remove(m)
+		} else {
+			q.ready.remove(m)
+		}
 	case stateDelayed:
 		q.delayed--
 	case stateInFlight:
 		q.inFlight--
+		if m.group != nil {
+			m.group.inFlight--
+		}
+	}
+	if m.group != nil {
+		q.updateAvailabilityLocked(m.group)
 	}
 }
 
@@ -260,6 +299,10 @@ func (q *Queue) removeLocked(m *message) {
 	q.unstateLocked(m)
 	m.gone = true
 	delete(q.msgs, m.seq)
+	if g := m.group; g != nil {
+		g.members--
+		q.updateAvailabilityLocked(g)
+	}
 	q.compactLocked()
 }
 
@@ -309,6 +352,8 @@ func (q *Queue) advance(now int64) {
 		q.unstateLocked(m)
 		q.setStateLocked(m, stateReady, true)
 	}
+	q.dedup.expire(now)
+	q.attempts.expire(now)
 	var expired []uint64
 	for e, ok := q.expiry.peek(); ok && e.at <= now; e, ok = q.expiry.peek() {
 		q.expiry.pop()
@@ -356,6 +401,14 @@ func (q *Queue) loadMessages(now int64) error {
 				return true
 			}
 			m := &message{size: len(body)}
+			rec, err := decodeMessage(body)
+			if err != nil {
+				q.e.log.Error("skipping unreadable message", "key", k, "err", err)
+				return true
+			}
+			if rec.GroupID != "" {
+				m.group = q.groupLocked(rec.GroupID)
+			}
 			if err := decodeState(v, m); err != nil {
 				q.e.log.Error("skipping unreadable message state", "key", k, "err", err)
 				return true

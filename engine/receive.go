@@ -16,6 +16,9 @@ type ReceiveOptions struct {
 	MaxMessages       int
 	VisibilityTimeout *int
 	WaitSeconds       *int
+	// AttemptID, on a FIFO queue, makes a retried receive within five
+	// minutes return the same messages and receipt handles.
+	AttemptID string
 }
 
 func (o *ReceiveOptions) validate() error {
@@ -30,6 +33,9 @@ func (o *ReceiveOptions) validate() error {
 	}
 	if w := o.WaitSeconds; w != nil && (*w < 0 || *w > MaxReceiveWaitSeconds) {
 		return Errorf(ErrInvalidParameterValue, "Value %d for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= %d, if provided.", *w, MaxReceiveWaitSeconds)
+	}
+	if o.AttemptID != "" {
+		return checkFIFOID("ReceiveRequestAttemptId", o.AttemptID)
 	}
 	return nil
 }
@@ -102,12 +108,17 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 		q.mu.Unlock()
 		return nil, nil, 0, errNoQueue()
 	}
-	nowT := q.e.clock.Now()
-	now := nowT.UnixNano()
+	now := q.e.clock.Now().UnixNano()
 	q.advance(now)
+	if again := q.retryAttemptLocked(opts.AttemptID, now, vis); len(again) > 0 {
+		out, err = q.loadDeliveries(again)
+		q.mu.Unlock()
+		return out, nil, 0, err
+	}
 	var picked, dead []*message
+	var cur *group
 	for len(picked) < opts.MaxMessages {
-		m := q.ready.front()
+		m := q.nextReadyLocked(&cur)
 		if m == nil {
 			break
 		}
@@ -137,6 +148,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 		picked = append(picked, m)
 	}
 	if len(picked) > 0 {
+		q.recordAttemptLocked(opts.AttemptID, picked, now)
 		out, err = q.loadDeliveries(picked)
 	}
 	if len(out) == 0 && err == nil && wait {
@@ -151,6 +163,43 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 		dlq.adoptDeadLetters(q, dead)
 	}
 	return out, wake, nextDue, err
+}
+
+// retryAttemptLocked answers a FIFO receive retried with the same attempt
+// id: the messages it returned that are still in that delivery, with their
+// visibility timeouts started again.
+func (q *Queue) retryAttemptLocked(id string, now int64, vis int) []*message {
+	if !q.fifo || id == "" {
+		return nil
+	}
+	at := q.attempts.lookup(id, now)
+	if at == nil {
+		return nil
+	}
+	var again []*message
+	for i, seq := range at.seqs {
+		m := q.msgs[seq]
+		if m == nil || m.state != stateInFlight || m.token != at.tokens[i] {
+			continue
+		}
+		q.unstateLocked(m)
+		m.visibleAt = now + int64(vis)*1e9
+		q.setStateLocked(m, stateInFlight, false)
+		again = append(again, m)
+	}
+	return again
+}
+
+func (q *Queue) recordAttemptLocked(id string, picked []*message, now int64) {
+	if !q.fifo || id == "" {
+		return
+	}
+	at := &attempt{expires: now + int64(ReceiveAttemptWindow)}
+	for _, m := range picked {
+		at.seqs = append(at.seqs, m.seq)
+		at.tokens = append(at.tokens, m.token)
+	}
+	q.attempts.add(id, at)
 }
 
 // loadDeliveries records the new leases and reads the messages' records in

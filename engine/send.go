@@ -40,9 +40,28 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		return results
 	}
 	now := q.e.clock.Now()
+	q.advance(now.UnixNano())
+	stored := batch[:0]
 	for k := range batch {
 		p := &batch[k]
+		if a.FifoQueue {
+			key := dedupKey(a.DeduplicationScope, p.rec.GroupID, p.rec.DeduplicationID)
+			if first, ok := q.dedup.lookup(key, now.UnixNano()); ok {
+				// A repeat within the window is accepted and not stored.
+				results[p.i] = SendResult{MessageID: first.messageID, MD5OfBody: p.rec.MD5OfBody, SequenceNumber: first.sequenceNumber}
+				continue
+			}
+		}
 		p.m.seq = q.seq.Add(1)
+		if a.FifoQueue {
+			p.rec.SequenceNumber = formatSequenceNumber(p.m.seq)
+			q.dedup.add(dedupKey(a.DeduplicationScope, p.rec.GroupID, p.rec.DeduplicationID), dedupEntry{
+				messageID: p.rec.ID, sequenceNumber: p.rec.SequenceNumber, expires: now.Add(DeduplicationWindow).UnixNano(),
+			})
+		}
+		if p.rec.GroupID != "" {
+			p.m.group = q.groupLocked(p.rec.GroupID)
+		}
 		p.m.sentAt = now.UnixNano()
 		p.m.expireAt = now.UnixNano() + int64(a.MessageRetentionPeriod)*1e9
 		delay := a.DelaySeconds
@@ -54,7 +73,9 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 			p.m.visibleAt = now.UnixNano() + int64(delay)*1e9
 		}
 		p.rec.SentAt = now
+		stored = append(stored, *p)
 	}
+	batch = stored
 	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
 		for _, p := range batch {
 			size, err := q.e.store.putMessageTx(tx, q.id, p.m, &p.rec, &q.scratch)
@@ -105,15 +126,33 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 		if sa.Name != "AWSTraceHeader" {
 			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Message system attribute name '%s' is invalid.", sa.Name)
 		}
-		if sa.DataType != "String" || sa.StringValue == "" {
+		if sa.DataType != "String" || sa.StringValue == "" || !validText(sa.StringValue) {
 			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Message system attribute '%s' must be of type String with a non-empty value.", sa.Name)
 		}
 	}
 	if size := MessageSize(in); size > a.MaximumMessageSize {
 		return Message{}, nil, Errorf(ErrMessageTooLong, "One or more parameters are invalid. Reason: Message must be shorter than %d bytes.", a.MaximumMessageSize)
 	}
-	if !a.FifoQueue && in.DeduplicationID != "" {
-		return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %s for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.", in.DeduplicationID)
+	dedupID := in.DeduplicationID
+	switch {
+	case !a.FifoQueue && dedupID != "":
+		return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %s for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.", dedupID)
+	case a.FifoQueue && in.GroupID == "":
+		return Message{}, nil, Errorf(ErrMissingParameter, "The request must contain the parameter MessageGroupId.")
+	case a.FifoQueue && dedupID == "" && !a.ContentBasedDeduplication:
+		return Message{}, nil, Errorf(ErrInvalidParameterValue, "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
+	case a.FifoQueue && dedupID == "":
+		dedupID = contentDeduplicationID(in.Body)
+	}
+	if in.GroupID != "" {
+		if err := checkFIFOID("MessageGroupId", in.GroupID); err != nil {
+			return Message{}, nil, err
+		}
+	}
+	if in.DeduplicationID != "" {
+		if err := checkFIFOID("MessageDeduplicationId", in.DeduplicationID); err != nil {
+			return Message{}, nil, err
+		}
 	}
 	id, err := q.e.newID()
 	if err != nil {
@@ -132,6 +171,7 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 		SystemAttributes: in.SystemAttributes,
 		SenderID:         sender,
 		GroupID:          in.GroupID,
+		DeduplicationID:  dedupID,
 	}
 	return rec, &message{}, nil
 }

@@ -87,7 +87,7 @@ func validateAttributeValue(a MessageAttribute) error {
 	if a.DataType == "" {
 		return Errorf(ErrInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute type.", a.Name)
 	}
-	if len(a.DataType) > MaxAttributeNameLen || strings.Contains(a.DataType, ".") && label == "" {
+	if len(a.DataType) > MaxAttributeNameLen || strings.Contains(a.DataType, ".") && label == "" || !validText(a.DataType) {
 		return Errorf(ErrInvalidParameterValue, "The message attribute '%s' has an invalid message attribute type.", a.Name)
 	}
 	switch base {

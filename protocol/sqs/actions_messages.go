@@ -180,7 +180,7 @@ func receiveMessage(c *call, in *ReceiveMessageInput) (*ReceiveMessageOutput, er
 	if err != nil {
 		return nil, err
 	}
-	opts := engine.ReceiveOptions{VisibilityTimeout: in.VisibilityTimeout, WaitSeconds: in.WaitTimeSeconds}
+	opts := engine.ReceiveOptions{VisibilityTimeout: in.VisibilityTimeout, WaitSeconds: in.WaitTimeSeconds, AttemptID: in.ReceiveRequestAttemptId}
 	if in.MaxNumberOfMessages != nil {
 		if *in.MaxNumberOfMessages == 0 {
 			// 0 is out of range, not "the default".

@@ -43,7 +43,7 @@ func createQueue(c *call, in *CreateQueueInput) (*QueueURLOutput, error) {
 	if in.QueueName == "" {
 		return nil, missing("QueueName")
 	}
-	u, err := parseAttributes(in.Attributes)
+	u, err := ParseAttributes(in.Attributes)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func setQueueAttributes(c *call, in *SetQueueAttributesInput) (*struct{}, error)
 	if err != nil {
 		return nil, err
 	}
-	u, err := parseAttributes(in.Attributes)
+	u, err := ParseAttributes(in.Attributes)
 	if err != nil {
 		return nil, err
 	}

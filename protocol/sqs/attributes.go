@@ -62,8 +62,10 @@ func invalidValue(name string) error {
 	return engine.Errorf(engine.ErrInvalidAttributeValue, "Invalid value for the parameter %s.", name)
 }
 
-// parseAttributes reads CreateQueue's or SetQueueAttributes' attribute map.
-func parseAttributes(in map[string]string) (engine.AttributeUpdate, error) {
+// ParseAttributes reads CreateQueue's or SetQueueAttributes' attribute map:
+// SQS attribute names with their values as strings. The queueconfig package
+// uses it too, so a config file takes exactly what CreateQueue takes.
+func ParseAttributes(in map[string]string) (engine.AttributeUpdate, error) {
 	var u engine.AttributeUpdate
 	intAttr := func(name, v string) (*int, error) {
 		n, err := strconv.Atoi(v)
