@@ -43,9 +43,9 @@ const (
 	sweepInterval    = time.Second
 )
 
-// Engine owns every queue. Lock order: Engine.mu before any Queue.mu; a
-// goroutine never holds two Queue.mu at once; the store's own lock is
-// innermost.
+// Engine owns every queue. Lock order: a goroutine holding a Queue.mu may
+// take Engine.mu or the tasks' lock, never the reverse, and never holds two
+// Queue.mu at once; the store's own lock is innermost.
 type Engine struct {
 	opts  Options
 	clock Clock
@@ -56,6 +56,8 @@ type Engine struct {
 	queues    map[string]*Queue
 	byID      map[string]*Queue
 	deletedAt map[string]time.Time
+
+	tasks moveTasks
 
 	closing     chan struct{} // closed to end long polls and the sweeper
 	closingOnce sync.Once
@@ -99,6 +101,10 @@ func Open(opts Options) (*Engine, error) {
 		st.close()
 		return nil, err
 	}
+	if err := e.loadTasks(); err != nil {
+		st.close()
+		return nil, fmt.Errorf("load move tasks: %w", err)
+	}
 	e.sweeperWG.Add(1)
 	go e.sweep()
 	return e, nil
@@ -117,6 +123,7 @@ func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		e.EndLongPolls()
 		e.sweeperWG.Wait()
+		e.tasks.wg.Wait()
 		err = e.store.close()
 	})
 	return err

@@ -160,7 +160,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 	}
 	q.mu.Unlock()
 	if len(dead) > 0 {
-		dlq.adoptDeadLetters(q, dead)
+		dlq.adopt(q, dead, deadLettered)
 	}
 	return out, wake, nextDue, err
 }
@@ -251,60 +251,6 @@ func (e *Engine) deadLetterTarget(a QueueAttributes) *Queue {
 		return nil
 	}
 	return dlq
-}
-
-// adoptDeadLetters moves messages that src has already taken out of its
-// index into q, in one store transaction. Each keeps its id, body, send time
-// and receive count, and records src as its dead-letter source.
-func (q *Queue) adoptDeadLetters(src *Queue, dead []*message) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	a := q.Attributes()
-	var adopted []*message
-	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
-		for _, old := range dead {
-			raw, err := tx.Get(messageKey(src.id, old.seq))
-			if err != nil {
-				continue // purged or deleted meanwhile
-			}
-			if err := q.e.store.deleteMessageTx(tx, src.id, old.seq); err != nil {
-				return err
-			}
-			if q.deleted {
-				continue
-			}
-			rec, err := decodeMessage(raw)
-			if err != nil {
-				continue
-			}
-			rec.DeadLetterSourceArn = src.arn
-			m := &message{
-				seq:            q.seq.Add(1),
-				sentAt:         old.sentAt,
-				expireAt:       old.sentAt + int64(a.MessageRetentionPeriod)*1e9,
-				receiveCount:   old.receiveCount,
-				firstReceiveAt: old.firstReceiveAt,
-				state:          stateReady,
-			}
-			size, err := q.e.store.putMessageTx(tx, q.id, m, &rec, &q.scratch)
-			if err != nil {
-				return err
-			}
-			m.size = size
-			adopted = append(adopted, m)
-		}
-		return nil
-	})
-	if err != nil {
-		q.e.log.Error("moving messages to dead-letter queue", "source", src.name, "dlq", q.name, "err", err)
-		return
-	}
-	for _, m := range adopted {
-		q.insertLocked(m)
-	}
-	if len(adopted) > 0 {
-		q.wakeLocked()
-	}
 }
 
 const tokenLen = 16

@@ -32,6 +32,9 @@ func actionTable() map[string]action {
 	register(t, "DeleteMessageBatch", deleteMessageBatch)
 	register(t, "ChangeMessageVisibility", changeMessageVisibility)
 	register(t, "ChangeMessageVisibilityBatch", changeMessageVisibilityBatch)
+	register(t, "StartMessageMoveTask", startMessageMoveTask)
+	register(t, "CancelMessageMoveTask", cancelMessageMoveTask)
+	register(t, "ListMessageMoveTasks", listMessageMoveTasks)
 	return t
 }
 

@@ -310,3 +310,42 @@ type RemovePermissionInput struct {
 	QueueUrl string `json:"QueueUrl" query:"QueueUrl"`
 	Label    string `json:"Label" query:"Label"`
 }
+
+type StartMessageMoveTaskInput struct {
+	SourceArn                    string `json:"SourceArn" query:"SourceArn"`
+	DestinationArn               string `json:"DestinationArn" query:"DestinationArn"`
+	MaxNumberOfMessagesPerSecond *int   `json:"MaxNumberOfMessagesPerSecond" query:"MaxNumberOfMessagesPerSecond"`
+}
+
+type StartMessageMoveTaskOutput struct {
+	TaskHandle string `json:"TaskHandle" xml:"TaskHandle"`
+}
+
+type CancelMessageMoveTaskInput struct {
+	TaskHandle string `json:"TaskHandle" query:"TaskHandle"`
+}
+
+type CancelMessageMoveTaskOutput struct {
+	ApproximateNumberOfMessagesMoved int64 `json:"ApproximateNumberOfMessagesMoved" xml:"ApproximateNumberOfMessagesMoved"`
+}
+
+type ListMessageMoveTasksInput struct {
+	SourceArn  string `json:"SourceArn" query:"SourceArn"`
+	MaxResults *int   `json:"MaxResults" query:"MaxResults"`
+}
+
+type ListMessageMoveTasksResultEntry struct {
+	TaskHandle                        string `json:"TaskHandle,omitempty" xml:"TaskHandle,omitempty"`
+	Status                            string `json:"Status" xml:"Status"`
+	SourceArn                         string `json:"SourceArn" xml:"SourceArn"`
+	DestinationArn                    string `json:"DestinationArn,omitempty" xml:"DestinationArn,omitempty"`
+	MaxNumberOfMessagesPerSecond      *int   `json:"MaxNumberOfMessagesPerSecond,omitempty" xml:"MaxNumberOfMessagesPerSecond,omitempty"`
+	ApproximateNumberOfMessagesMoved  int64  `json:"ApproximateNumberOfMessagesMoved" xml:"ApproximateNumberOfMessagesMoved"`
+	ApproximateNumberOfMessagesToMove int64  `json:"ApproximateNumberOfMessagesToMove" xml:"ApproximateNumberOfMessagesToMove"`
+	FailureReason                     string `json:"FailureReason,omitempty" xml:"FailureReason,omitempty"`
+	StartedTimestamp                  int64  `json:"StartedTimestamp" xml:"StartedTimestamp"`
+}
+
+type ListMessageMoveTasksOutput struct {
+	Results []ListMessageMoveTasksResultEntry `json:"Results,omitempty" xml:"ListMessageMoveTasksResultEntry"`
+}

@@ -1,0 +1,352 @@
+package engine
+
+// Message move tasks: moving messages out of a dead-letter queue, back to
+// the queues they came from or to a named destination (API_StartMessageMoveTask,
+// API_CancelMessageMoveTask, API_ListMessageMoveTasks). Tasks are kept in the
+// store and, like SQS's, carry on after a restart.
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Move task states.
+const (
+	TaskRunning    = "RUNNING"
+	TaskCompleted  = "COMPLETED"
+	TaskCancelling = "CANCELLING"
+	TaskCancelled  = "CANCELLED"
+	TaskFailed     = "FAILED"
+)
+
+// Move task limits: at most 500 messages a second (API_StartMessageMoveTask);
+// without a rate SQS picks one, and minisqs picks the maximum. A source
+// lists its 10 most recent tasks (API_ListMessageMoveTasks).
+const (
+	MaxMovePerSecond     = 500
+	maxListedMoveTasks   = 10
+	moveTaskTickInterval = time.Second
+	moveTaskPrefix       = "t:"
+)
+
+// MoveTask is a message move task as ListMessageMoveTasks reports it.
+type MoveTask struct {
+	Handle         string `json:"handle"`
+	SourceArn      string `json:"sourceArn"`
+	DestinationArn string `json:"destinationArn,omitempty"`
+	// MaxPerSecond is the rate asked for; 0 lets minisqs choose.
+	MaxPerSecond  int    `json:"maxPerSecond,omitempty"`
+	Status        string `json:"status"`
+	Moved         int64  `json:"moved"`
+	ToMove        int64  `json:"toMove"`
+	FailureReason string `json:"failureReason,omitempty"`
+	Started       int64  `json:"started"` // unix milliseconds
+}
+
+// moveTasks is the engine's registry of tasks.
+type moveTasks struct {
+	mu       sync.Mutex // guards byHandle and every task's fields
+	byHandle map[string]*moveTask
+	wg       sync.WaitGroup
+}
+
+type moveTask struct {
+	MoveTask
+	cancel chan struct{}
+}
+
+func (t *moveTask) active() bool { return t.Status == TaskRunning || t.Status == TaskCancelling }
+
+// StartMoveTask starts moving the visible messages of the dead-letter queue
+// sourceArn to destinationArn, or to each message's original queue when
+// destinationArn is empty.
+func (e *Engine) StartMoveTask(sourceArn, destinationArn string, maxPerSecond *int) (string, error) {
+	src, err := e.QueueByArn(sourceArn)
+	if err != nil {
+		return "", Errorf(ErrResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	}
+	if len(e.DeadLetterSourceQueues(src)) == 0 {
+		return "", Errorf(ErrInvalidParameterValue, "Value %s for parameter SourceArn is invalid. Reason: Source queue must be configured as a Dead Letter Queue.", sourceArn)
+	}
+	if destinationArn != "" {
+		if _, err := e.QueueByArn(destinationArn); err != nil {
+			return "", Errorf(ErrResourceNotFound, "The resource that you specified for the DestinationArn parameter doesn't exist.")
+		}
+		if destinationArn == sourceArn {
+			return "", Errorf(ErrInvalidParameterValue, "Value %s for parameter DestinationArn is invalid. Reason: Source queue arn and destination queue arn cannot be the same.", destinationArn)
+		}
+	}
+	rate := 0
+	if maxPerSecond != nil {
+		if *maxPerSecond < 1 || *maxPerSecond > MaxMovePerSecond {
+			return "", Errorf(ErrInvalidParameterValue, "Value %d for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: Must be between 1 and %d.", *maxPerSecond, MaxMovePerSecond)
+		}
+		rate = *maxPerSecond
+	}
+	e.tasks.mu.Lock()
+	defer e.tasks.mu.Unlock()
+	for _, t := range e.tasks.byHandle {
+		if t.SourceArn == sourceArn && t.active() {
+			return "", Errorf(ErrUnsupportedOperation, "There is already a task running. Only one active task is allowed for a source queue arn at a given time.")
+		}
+	}
+	id, err := e.newID()
+	if err != nil {
+		return "", err
+	}
+	t := &moveTask{MoveTask: MoveTask{
+		Handle:         base64.StdEncoding.EncodeToString([]byte(id + "|" + sourceArn)),
+		SourceArn:      sourceArn,
+		DestinationArn: destinationArn,
+		MaxPerSecond:   rate,
+		Status:         TaskRunning,
+		ToMove:         int64(src.Counts().Visible),
+		Started:        e.clock.Now().UnixMilli(),
+	}}
+	if err := e.saveTaskLocked(t); err != nil {
+		return "", err
+	}
+	e.runTaskLocked(t)
+	return t.Handle, nil
+}
+
+// CancelMoveTask stops a running task and returns how many messages it had
+// moved.
+func (e *Engine) CancelMoveTask(handle string) (int64, error) {
+	e.tasks.mu.Lock()
+	defer e.tasks.mu.Unlock()
+	t := e.tasks.byHandle[handle]
+	if t == nil {
+		return 0, Errorf(ErrResourceNotFound, "Task does not exist.")
+	}
+	if t.Status != TaskRunning {
+		return 0, Errorf(ErrInvalidParameterValue, "Value %s for parameter TaskHandle is invalid. Reason: Only active tasks can be cancelled.", handle)
+	}
+	t.Status = TaskCancelling
+	close(t.cancel)
+	return t.Moved, e.saveTaskLocked(t)
+}
+
+// MoveTasks lists up to max of the most recent tasks of a source queue,
+// newest first.
+func (e *Engine) MoveTasks(sourceArn string, max int) ([]MoveTask, error) {
+	if _, err := e.QueueByArn(sourceArn); err != nil {
+		return nil, Errorf(ErrResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	}
+	if max < 1 || max > maxListedMoveTasks {
+		return nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter MaxResults is invalid. Reason: Must be between 1 and %d.", max, maxListedMoveTasks)
+	}
+	e.tasks.mu.Lock()
+	defer e.tasks.mu.Unlock()
+	var out []MoveTask
+	for _, t := range e.tasks.byHandle {
+		if t.SourceArn == sourceArn {
+			out = append(out, t.MoveTask)
+		}
+	}
+	slices.SortFunc(out, func(a, b MoveTask) int {
+		if a.Started != b.Started {
+			return int(b.Started - a.Started)
+		}
+		return strings.Compare(b.Handle, a.Handle)
+	})
+	return out[:min(len(out), max)], nil
+}
+
+func (e *Engine) saveTaskLocked(t *moveTask) error {
+	b, err := json.Marshal(t.MoveTask)
+	if err != nil {
+		return err
+	}
+	return e.store.db.Update(func(tx *buntdb.Tx) error {
+		_, _, err := tx.Set(moveTaskPrefix+t.Handle, string(b), nil)
+		return err
+	})
+}
+
+// loadTasks reads the stored tasks and resumes the running ones; a task
+// being cancelled when the engine stopped ends cancelled.
+func (e *Engine) loadTasks() error {
+	e.tasks.byHandle = map[string]*moveTask{}
+	var tasks []*moveTask
+	err := e.store.db.View(func(tx *buntdb.Tx) error {
+		return tx.AscendGreaterOrEqual("", moveTaskPrefix, func(k, v string) bool {
+			if !strings.HasPrefix(k, moveTaskPrefix) {
+				return false
+			}
+			t := &moveTask{}
+			if err := json.Unmarshal([]byte(v), &t.MoveTask); err != nil {
+				e.log.Error("skipping unreadable move task", "key", k, "err", err)
+				return true
+			}
+			tasks = append(tasks, t)
+			return true
+		})
+	})
+	if err != nil {
+		return err
+	}
+	e.tasks.mu.Lock()
+	defer e.tasks.mu.Unlock()
+	for _, t := range tasks {
+		switch t.Status {
+		case TaskRunning:
+			e.runTaskLocked(t)
+			continue
+		case TaskCancelling:
+			t.Status = TaskCancelled
+			if err := e.saveTaskLocked(t); err != nil {
+				return err
+			}
+		}
+		e.tasks.byHandle[t.Handle] = t
+	}
+	return nil
+}
+
+// runTaskLocked registers t and starts moving its messages: one batch at
+// once, then one a second at its rate.
+func (e *Engine) runTaskLocked(t *moveTask) {
+	t.cancel = make(chan struct{})
+	e.tasks.byHandle[t.Handle] = t
+	e.tasks.wg.Add(1)
+	go func() {
+		defer e.tasks.wg.Done()
+		for {
+			if done := e.moveBatch(t); done {
+				return
+			}
+			tick, stop := e.clock.After(moveTaskTickInterval)
+			select {
+			case <-tick:
+			case <-t.cancel:
+				stop()
+				e.finishTask(t, TaskCancelled, "")
+				return
+			case <-e.closing:
+				stop()
+				return
+			}
+		}
+	}()
+}
+
+// moveBatch moves one second's worth of messages and reports whether the
+// task has ended.
+func (e *Engine) moveBatch(t *moveTask) bool {
+	e.tasks.mu.Lock()
+	status, rate, src, dst := t.Status, t.MaxPerSecond, t.SourceArn, t.DestinationArn
+	remaining := t.ToMove - t.Moved
+	e.tasks.mu.Unlock()
+	if status != TaskRunning {
+		return status != TaskCancelling
+	}
+	if rate == 0 {
+		rate = MaxMovePerSecond
+	}
+	source, err := e.QueueByArn(src)
+	if err != nil {
+		e.finishTask(t, TaskFailed, "AWS.SimpleQueueService.NonExistentQueue")
+		return true
+	}
+	n := int(min(int64(rate), remaining))
+	moved, reason := e.moveMessages(source, dst, n)
+	e.tasks.mu.Lock()
+	t.Moved += int64(moved)
+	done := t.Moved >= t.ToMove || moved < n
+	e.tasks.mu.Unlock()
+	switch {
+	case reason != "":
+		e.finishTask(t, TaskFailed, reason)
+	case done:
+		e.finishTask(t, TaskCompleted, "")
+	default:
+		e.tasks.mu.Lock()
+		err := e.saveTaskLocked(t)
+		e.tasks.mu.Unlock()
+		if err != nil {
+			e.log.Error("saving move task", "handle", t.Handle, "err", err)
+		}
+		return false
+	}
+	return true
+}
+
+func (e *Engine) finishTask(t *moveTask, status, reason string) {
+	e.tasks.mu.Lock()
+	defer e.tasks.mu.Unlock()
+	t.Status, t.FailureReason = status, reason
+	if err := e.saveTaskLocked(t); err != nil {
+		e.log.Error("saving move task", "handle", t.Handle, "err", err)
+	}
+}
+
+// moveMessages takes up to n visible messages from src, in delivery order,
+// and adopts each into its destination. It stops at a message that has
+// nowhere to go, which fails the task with the returned reason.
+func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, string) {
+	if n <= 0 {
+		return 0, ""
+	}
+	type batch struct {
+		to   *Queue
+		msgs []*message
+	}
+	var batches []*batch
+	reason := ""
+	src.mu.Lock()
+	src.advance(e.clock.Now().UnixNano())
+	var cur *group
+	for taken := 0; taken < n; taken++ {
+		m := src.nextReadyLocked(&cur)
+		if m == nil {
+			break
+		}
+		target := destinationArn
+		if target == "" {
+			rec, err := src.recordLocked(m)
+			if err != nil || rec.DeadLetterSourceArn == "" {
+				reason = "The message has no source queue to return to; give a DestinationArn."
+				break
+			}
+			target = rec.DeadLetterSourceArn
+		}
+		to, err := e.QueueByArn(target)
+		if err != nil {
+			reason = "AWS.SimpleQueueService.NonExistentQueue"
+			break
+		}
+		src.removeLocked(m)
+		if len(batches) == 0 || batches[len(batches)-1].to != to {
+			batches = append(batches, &batch{to: to})
+		}
+		b := batches[len(batches)-1]
+		b.msgs = append(b.msgs, m)
+	}
+	src.mu.Unlock()
+	moved := 0
+	for _, b := range batches {
+		moved += b.to.adopt(src, b.msgs, redriven)
+	}
+	return moved, reason
+}
+
+// recordLocked reads m's stored record.
+func (q *Queue) recordLocked(m *message) (Message, error) {
+	var rec Message
+	err := q.e.store.db.View(func(tx *buntdb.Tx) error {
+		raw, err := tx.Get(messageKey(q.id, m.seq))
+		if err != nil {
+			return err
+		}
+		rec, err = decodeMessage(raw)
+		return err
+	})
+	return rec, err
+}
