@@ -31,8 +31,8 @@ type Queue struct {
 	lastPurge time.Time
 	deleted   bool
 	msgs      map[uint64]*message
-	ready     readyList    // standard: visible messages, new ones at the back, redeliveries at the front
-	visible   int          // visible messages, in ready or in FIFO groups' lists
+	ready     readyList // standard: visible messages, new ones at the back, redeliveries at the front
+	visible   int       // visible messages, in ready or in FIFO groups' lists
 	groups    map[string]*group
 	available groupList // FIFO: groups with visible messages and none in flight
 	dedup     dedupWindow
