@@ -51,9 +51,12 @@ func (q *Queue) Acknowledge(handles []string) []error {
 
 // leaseLocked finds the message whose current delivery handle h names.
 func (q *Queue) leaseLocked(h, staleReason string) (*message, error) {
-	seq, token, err := decodeReceiptHandle(h)
+	qid, seq, token, err := decodeReceiptHandle(h)
 	if err != nil {
 		return nil, err
+	}
+	if qid != q.uuid {
+		return nil, Errorf(ErrReceiptHandleIsInvalid, "The input receipt handle \"%s\" is not a valid receipt handle for this queue.", h)
 	}
 	m := q.msgs[seq]
 	// A message never received has no delivery to name, whatever the token.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/tidwall/buntdb"
 )
 
@@ -18,6 +19,7 @@ import (
 type Queue struct {
 	e       *Engine
 	id      string
+	uuid    [16]byte // id, parsed
 	name    string
 	arn     string
 	created time.Time
@@ -63,6 +65,9 @@ func newQueue(e *Engine, rec *queueRecord) *Queue {
 	}
 	if rec.LastPurge == 0 {
 		q.lastPurge = time.Time{}
+	}
+	if u, err := uuid.Parse(rec.ID); err == nil {
+		q.uuid = u
 	}
 	a := rec.Attributes
 	q.attrs.Store(&a)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/tidwall/buntdb"
 )
 
@@ -225,7 +226,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 			}
 			out = append(out, Delivery{
 				Message:         rec,
-				ReceiptHandle:   encodeReceiptHandle(m.seq, m.token),
+				ReceiptHandle:   encodeReceiptHandle(q.uuid, m.seq, m.token),
 				ReceiveCount:    m.receiveCount,
 				FirstReceivedAt: time.Unix(0, m.firstReceiveAt),
 			})
@@ -260,20 +261,39 @@ func (q *Queue) newToken(m *message) error {
 	return err
 }
 
-// A receipt handle is the message's sequence number and its delivery token:
-// unguessable, and bound to one delivery.
-func encodeReceiptHandle(seq uint64, token [tokenLen]byte) string {
-	var b [8 + tokenLen]byte
-	binary.BigEndian.PutUint64(b[:8], seq)
-	copy(b[8:], token[:])
+// A receipt handle is the queue's id, the message's sequence number and its
+// delivery token: it names its queue, so that it works without one, and is
+// unguessable and bound to one delivery.
+const receiptHandleLen = 16 + 8 + tokenLen
+
+func encodeReceiptHandle(qid [16]byte, seq uint64, token [tokenLen]byte) string {
+	var b [receiptHandleLen]byte
+	copy(b[:16], qid[:])
+	binary.BigEndian.PutUint64(b[16:24], seq)
+	copy(b[24:], token[:])
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-func decodeReceiptHandle(h string) (seq uint64, token [tokenLen]byte, err error) {
+func decodeReceiptHandle(h string) (qid [16]byte, seq uint64, token [tokenLen]byte, err error) {
 	b, derr := base64.RawURLEncoding.DecodeString(h)
-	if derr != nil || len(b) != 8+tokenLen {
-		return 0, token, Errorf(ErrReceiptHandleIsInvalid, "The input receipt handle \"%s\" is not a valid receipt handle.", h)
+	if derr != nil || len(b) != receiptHandleLen {
+		return qid, 0, token, Errorf(ErrReceiptHandleIsInvalid, "The input receipt handle \"%s\" is not a valid receipt handle.", h)
 	}
-	copy(token[:], b[8:])
-	return binary.BigEndian.Uint64(b[:8]), token, nil
+	copy(qid[:], b[:16])
+	copy(token[:], b[24:])
+	return qid, binary.BigEndian.Uint64(b[16:24]), token, nil
+}
+
+// QueueOfReceiptHandle returns the queue a receipt handle belongs to. A
+// well-formed handle of a queue that no longer exists is stale.
+func (e *Engine) QueueOfReceiptHandle(h string) (*Queue, error) {
+	qid, _, _, err := decodeReceiptHandle(h)
+	if err != nil {
+		return nil, err
+	}
+	q, err := e.QueueByID(uuid.UUID(qid).String())
+	if err != nil {
+		return nil, Errorf(ErrReceiptHandleStale, "The receipt handle's queue no longer exists.")
+	}
+	return q, nil
 }

@@ -565,10 +565,10 @@ func TestMalformedReceiptHandles(t *testing.T) {
 		wantCode(t, changeVis(q, h, 0), ErrReceiptHandleIsInvalid)
 	}
 	wantCounts(t, q, Counts{InFlight: 1})
-	// A well-formed handle of another queue is stale here.
+	// A handle names its queue: another queue's handle is not valid here.
 	other := mustCreate(t, e, "other", AttributeUpdate{}, nil)
 	sendBodies(t, other, "o")
-	wantCode(t, ack(other, d.ReceiptHandle), ErrReceiptHandleStale)
+	wantCode(t, ack(other, d.ReceiptHandle), ErrReceiptHandleIsInvalid)
 	wantCounts(t, other, Counts{Visible: 1})
 }
 
@@ -600,7 +600,7 @@ func TestForgedHandleOfUnreceivedMessage(t *testing.T) {
 	q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
 	sendBodies(t, q, "never received")
 	var zero [tokenLen]byte
-	forged := encodeReceiptHandle(1, zero)
+	forged := encodeReceiptHandle(q.uuid, 1, zero)
 	if err := changeVis(q, forged, 600); err == nil {
 		t.Errorf("ChangeVisibility with a forged handle hid a message no one received")
 	}
