@@ -193,6 +193,7 @@ func (e *Engine) sweep() {
 		for _, q := range e.Queues("") {
 			q.mu.Lock()
 			q.advance(now.UnixNano())
+			q.updatePartitionsLocked()
 			q.mu.Unlock()
 		}
 		e.mu.Lock()
@@ -229,15 +230,14 @@ func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string
 	if !ValidQueueName(name) {
 		return nil, Errorf(ErrInvalidParameterValue, "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length")
 	}
-	fifo := strings.HasSuffix(name, ".fifo")
-	if attrs.FifoQueue != nil && *attrs.FifoQueue != fifo {
-		if fifo {
-			return nil, Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoQueue. Reason: The name of a FIFO queue can only end with .fifo suffix")
-		}
-		return nil, Errorf(ErrInvalidParameterValue, "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.")
-	}
-	if fifo && attrs.FifoQueue == nil {
+	// A ".fifo" name is a FIFO queue's; a FIFO queue made outside SQS (the
+	// REST API) may have any name.
+	fifo := attrs.FifoQueue != nil && *attrs.FifoQueue
+	switch {
+	case strings.HasSuffix(name, ".fifo") && attrs.FifoQueue == nil:
 		return nil, Errorf(ErrInvalidParameterValue, "The queue name ends with .fifo but the FifoQueue attribute is not set to true.")
+	case strings.HasSuffix(name, ".fifo") && !fifo:
+		return nil, Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoQueue. Reason: The name of a FIFO queue can only end with .fifo suffix")
 	}
 	if err := attrs.validate(fifo); err != nil {
 		return nil, err

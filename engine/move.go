@@ -73,6 +73,7 @@ func (q *Queue) adopt(src *Queue, moved []*message, how arrival) int {
 	}
 	for _, m := range adopted {
 		q.insertLocked(m)
+		q.countEnqueuedLocked(m)
 	}
 	q.wakeLocked()
 	return len(adopted)

@@ -43,7 +43,10 @@ type Queue struct {
 	expiry    deadlineHeap // expireAt of every message
 	delayed   int
 	inFlight  int
-	scratch   []byte        // encoding buffer for store records
+	scratch   []byte // encoding buffer for store records
+	stats     queueStats
+	sub       *Subscription
+	parts     partitioning
 	waiting   int           // receives blocked on notify
 	notify    chan struct{} // closed and replaced when messages may have become visible
 }
@@ -58,6 +61,7 @@ func newQueue(e *Engine, rec *queueRecord) *Queue {
 		modified:  time.Unix(0, rec.Modified),
 		tags:      rec.Tags,
 		lastPurge: time.Unix(0, rec.LastPurge),
+		sub:       rec.Subscription,
 		msgs:      map[uint64]*message{},
 		groups:    map[string]*group{},
 		notify:    make(chan struct{}),
@@ -107,7 +111,7 @@ func (q *Queue) Counts() Counts {
 func (q *Queue) record() *queueRecord {
 	rec := &queueRecord{
 		ID: q.id, Name: q.name, Created: q.created.UnixNano(), Modified: q.modified.UnixNano(),
-		Attributes: q.Attributes(), Tags: q.tags,
+		Attributes: q.Attributes(), Tags: q.tags, Subscription: q.sub,
 	}
 	if !q.lastPurge.IsZero() {
 		rec.LastPurge = q.lastPurge.UnixNano()
@@ -215,6 +219,8 @@ func (q *Queue) Purge() error {
 // clearLocked drops every message from memory; the caller removes them from
 // the store.
 func (q *Queue) clearLocked() {
+	q.stats.removed += int64(len(q.msgs))
+	q.stats.storedBytes = 0
 	clear(q.msgs)
 	clear(q.groups)
 	q.attempts = attemptCache{}
@@ -237,6 +243,7 @@ func (q *Queue) wakeLocked() {
 // insertLocked indexes a new m by its state.
 func (q *Queue) insertLocked(m *message) {
 	q.msgs[m.seq] = m
+	q.stats.storedBytes += int64(m.size)
 	if m.group != nil {
 		m.group.members++
 	}
@@ -304,6 +311,8 @@ func (q *Queue) removeLocked(m *message) {
 	q.unstateLocked(m)
 	m.gone = true
 	delete(q.msgs, m.seq)
+	q.stats.storedBytes -= int64(m.size)
+	q.stats.removed++
 	if g := m.group; g != nil {
 		g.members--
 		q.updateAvailabilityLocked(g)

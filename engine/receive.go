@@ -112,6 +112,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 	now := q.e.clock.Now().UnixNano()
 	q.advance(now)
 	if again := q.retryAttemptLocked(opts.AttemptID, now, vis); len(again) > 0 {
+		q.stats.received += int64(len(again))
 		out, err = q.loadDeliveries(again)
 		q.mu.Unlock()
 		return out, nil, 0, err
@@ -149,6 +150,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 		picked = append(picked, m)
 	}
 	if len(picked) > 0 {
+		q.stats.received += int64(len(picked))
 		q.recordAttemptLocked(opts.AttemptID, picked, now)
 		out, err = q.loadDeliveries(picked)
 	}

@@ -94,6 +94,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	}
 	for _, p := range batch {
 		q.insertLocked(p.m)
+		q.countEnqueuedLocked(p.m)
 		results[p.i] = SendResult{MessageID: p.rec.ID, MD5OfBody: p.rec.MD5OfBody, SequenceNumber: p.rec.SequenceNumber}
 	}
 	// Waiting receives take the new messages, or wait for a delayed one's

@@ -110,6 +110,8 @@ type queueRecord struct {
 	Attributes QueueAttributes   `json:"attributes"`
 	Tags       map[string]string `json:"tags,omitempty"`
 	LastPurge  int64             `json:"lastPurge,omitempty"`
+	// Subscription is the queue's push subscription, if any.
+	Subscription *Subscription `json:"subscription,omitempty"`
 }
 
 func (s *store) putQueue(rec *queueRecord) error {

@@ -5,6 +5,7 @@ package sqs
 
 import (
 	"encoding/base64"
+	"strings"
 
 	"github.com/minisqs/minisqs/engine"
 )
@@ -49,6 +50,10 @@ func createQueue(c *call, in *CreateQueueInput) (*QueueURLOutput, error) {
 	u, err := ParseAttributes(in.Attributes)
 	if err != nil {
 		return nil, err
+	}
+	// SQS names FIFO queues, and only them, with ".fifo".
+	if u.FifoQueue != nil && *u.FifoQueue && !strings.HasSuffix(in.QueueName, ".fifo") {
+		return nil, engine.Errorf(engine.ErrInvalidParameterValue, "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.")
 	}
 	q, err := c.svc.engine.CreateQueue(in.QueueName, u, in.Tags)
 	if err != nil {
