@@ -8,6 +8,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/metrics"
 	"github.com/minisqs/minisqs/protocol/sqs"
 )
 
@@ -37,6 +38,7 @@ func NewHandler(e *engine.Engine, opts Options) http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("ok\n"))
 	})
+	router.Handler(http.MethodGet, "/metrics", metrics.Handler(e))
 	router.Handler(http.MethodPost, "/", http.HandlerFunc(serveSQS))
 	router.Handler(http.MethodGet, "/", http.HandlerFunc(serveSQS))
 	// Queue paths cannot share httprouter's tree with fixed routes, so every
