@@ -136,6 +136,10 @@ func (e *Engine) AccountID() string { return e.opts.AccountID }
 // Now is the engine clock's current time.
 func (e *Engine) Now() time.Time { return e.clock.Now() }
 
+// Clock is the engine's clock, for work beside the engine that must keep
+// the same time.
+func (e *Engine) Clock() Clock { return e.clock }
+
 func (e *Engine) arn(name string) string {
 	return "arn:aws:sqs:" + e.opts.Region + ":" + e.opts.AccountID + ":" + name
 }

@@ -16,6 +16,9 @@ import (
 type Options struct {
 	// BaseURL prefixes queue URLs; empty takes each request's own host.
 	BaseURL string
+	// SubscriptionChanged is told when a queue's push subscription is set
+	// or removed, so that delivery can start or stop.
+	SubscriptionChanged func(*engine.Queue)
 }
 
 // NewHandler routes requests to the front ends over e. SQS requests may

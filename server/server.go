@@ -13,6 +13,7 @@ import (
 
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/protocol"
+	"github.com/minisqs/minisqs/push"
 )
 
 // Config is everything a server needs.
@@ -29,11 +30,17 @@ type Config struct {
 	Logger        *slog.Logger
 	// Clock replaces the wall clock, for tests.
 	Clock engine.Clock
+	// Init, if set, runs on the opened engine before the server listens, so
+	// that no request sees the engine before it is ready: the minisqs
+	// command creates the queues of its config file here. An error stops
+	// the start.
+	Init func(*engine.Engine) error
 }
 
 // Server is a running minisqs.
 type Server struct {
 	Engine   *engine.Engine
+	push     *push.Deliverer
 	listener net.Listener
 	http     *http.Server
 	done     chan error
@@ -51,16 +58,27 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Init != nil {
+		if err := cfg.Init(e); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		e.Close()
 		return nil, err
 	}
+	deliverer := push.Start(e, cfg.Logger)
 	s := &Server{
 		Engine:   e,
+		push:     deliverer,
 		listener: ln,
 		http: &http.Server{
-			Handler:           protocol.NewHandler(e, protocol.Options{BaseURL: cfg.BaseURL}),
+			Handler: protocol.NewHandler(e, protocol.Options{
+				BaseURL:             cfg.BaseURL,
+				SubscriptionChanged: deliverer.Sync,
+			}),
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
 		},
@@ -82,9 +100,10 @@ func (s *Server) Addr() net.Addr { return s.listener.Addr() }
 // URL is the server's endpoint, for SDK clients.
 func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
 
-// Shutdown ends long polls, lets requests in progress finish, and closes the
-// engine, flushing the store.
+// Shutdown stops push deliveries, ends long polls, lets requests in
+// progress finish, and closes the engine, flushing the store.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.push.Close()
 	s.Engine.EndLongPolls()
 	herr := s.http.Shutdown(ctx)
 	eerr := s.Engine.Close()
