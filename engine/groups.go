@@ -152,11 +152,17 @@ func (q *Queue) nextReadyLocked(cur **group) *message {
 	if first == nil || !q.noisyLocked(first.group) {
 		return first
 	}
+	// With only noisy tenants near, the one with the fewest in flight goes
+	// first ("How Amazon SQS fair queues work").
+	best := first
 	m := first.next
 	for i := 0; m != nil && i < fairScanLimit; i, m = i+1, m.next {
 		if !q.noisyLocked(m.group) {
 			return m
 		}
+		if m.group.inFlight < best.group.inFlight {
+			best = m
+		}
 	}
-	return first
+	return best
 }

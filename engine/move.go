@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/tidwall/buntdb"
 )
 
@@ -8,18 +10,22 @@ import (
 type arrival int
 
 const (
-	// deadLettered: moved by a redrive policy. It keeps its receive count
-	// and send time (retention counts from the original send, as SQS does
-	// for standard queues) and records where it came from.
+	// deadLettered: moved by a redrive policy. It keeps its id, receive
+	// count and send time (retention counts from the original send, as SQS
+	// does for standard queues) and records where it came from. In a FIFO
+	// dead-letter queue its deduplication id becomes its message id, as SQS
+	// does.
 	deadLettered arrival = iota
-	// redriven: moved back out of a dead-letter queue by a move task. It
-	// starts afresh: no receives, a full retention period, no dead-letter
-	// source.
+	// redriven: moved out of a dead-letter queue by a move task. It is a
+	// new message ("All redriven messages are considered new messages with
+	// a new messageID and enqueueTime", SQS Developer Guide, "Configure a
+	// dead-letter queue redrive"): a new id, sent now, no receives, no
+	// dead-letter source.
 	redriven
 )
 
 // adopt moves messages that src has already taken out of its index into q,
-// in one store transaction. Each keeps its message id, body and attributes.
+// in one store transaction, with their bodies and attributes.
 func (q *Queue) adopt(src *Queue, moved []*message, how arrival) int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -48,8 +54,16 @@ func (q *Queue) adopt(src *Queue, moved []*message, how arrival) int {
 				rec.DeadLetterSourceArn = src.arn
 				m.expireAt = old.sentAt + int64(a.MessageRetentionPeriod)*1e9
 				m.receiveCount, m.firstReceiveAt = old.receiveCount, old.firstReceiveAt
+				if q.fifo {
+					rec.DeduplicationID = rec.ID
+				}
 			case redriven:
-				rec.DeadLetterSourceArn = ""
+				id, err := q.e.newID()
+				if err != nil {
+					return err
+				}
+				rec.ID, rec.DeadLetterSourceArn, rec.SentAt = id, "", time.Unix(0, now)
+				m.sentAt = now
 				m.expireAt = now + int64(a.MessageRetentionPeriod)*1e9
 			}
 			if q.fifo {

@@ -75,8 +75,14 @@ func (e *Engine) StartMoveTask(sourceArn, destinationArn string, maxPerSecond *i
 		return "", Errorf(ErrInvalidParameterValue, "Value %s for parameter SourceArn is invalid. Reason: Source queue must be configured as a Dead Letter Queue.", sourceArn)
 	}
 	if destinationArn != "" {
-		if _, err := e.QueueByArn(destinationArn); err != nil {
+		dst, err := e.QueueByArn(destinationArn)
+		if err != nil {
 			return "", Errorf(ErrResourceNotFound, "The resource that you specified for the DestinationArn parameter doesn't exist.")
+		}
+		// "the redrive destination ... if both queues are the same type"
+		// (SQS Developer Guide, dead-letter queue redrive).
+		if dst.IsFIFO() != src.IsFIFO() {
+			return "", Errorf(ErrInvalidParameterValue, "Value %s for parameter DestinationArn is invalid. Reason: The source and destination queues must be of the same type.", destinationArn)
 		}
 		if destinationArn == sourceArn {
 			return "", Errorf(ErrInvalidParameterValue, "Value %s for parameter DestinationArn is invalid. Reason: Source queue arn and destination queue arn cannot be the same.", destinationArn)

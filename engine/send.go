@@ -65,7 +65,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		p.m.sentAt = now.UnixNano()
 		p.m.expireAt = now.UnixNano() + int64(a.MessageRetentionPeriod)*1e9
 		delay := a.DelaySeconds
-		if d := msgs[p.i].DelaySeconds; d != nil {
+		if d := msgs[p.i].DelaySeconds; d != nil && !a.FifoQueue {
 			delay = *d
 		}
 		if delay > 0 {
@@ -113,7 +113,9 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 		return Message{}, nil, Errorf(ErrInvalidMessageContents, "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF")
 	}
 	if d := in.DelaySeconds; d != nil {
-		if a.FifoQueue {
+		// SQS accepts 0 on a FIFO queue and ignores it, and the queue's delay
+		// applies: query-protocol SDKs such as aws-sdk-go v1 always send it.
+		if a.FifoQueue && *d != 0 {
 			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.", *d)
 		}
 		if *d < 0 || *d > MaxDelaySeconds {
