@@ -121,8 +121,9 @@ func (p *process) stop(t testing.TB) {
 	}
 }
 
-// cpuTime is the process's user plus system CPU time, from /proc.
-func (p *process) cpuTime(t testing.TB) time.Duration {
+// cpuTime is the process's CPU time in user space and in the kernel, from
+// /proc.
+func (p *process) cpuTime(t testing.TB) (user, system time.Duration) {
 	t.Helper()
 	f, err := os.Open(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
 	if err != nil {
@@ -139,5 +140,5 @@ func (p *process) cpuTime(t testing.TB) time.Duration {
 	utime, _ := strconv.ParseInt(fields[11], 10, 64)
 	stime, _ := strconv.ParseInt(fields[12], 10, 64)
 	const ticksPerSecond = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime) * time.Second / ticksPerSecond
+	return time.Duration(utime) * time.Second / ticksPerSecond, time.Duration(stime) * time.Second / ticksPerSecond
 }
