@@ -16,10 +16,7 @@ func (q *Queue) Acknowledge(handles []string) []error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.deleted {
-		for i := range errs {
-			errs[i] = errNoQueue()
-		}
-		return errs
+		return fillErrors(errs, errNoQueue())
 	}
 	q.advance(q.e.clock.Now().UnixNano()) // an expired message is gone, not acknowledged
 	var gone []*message
@@ -81,10 +78,7 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.deleted {
-		for i := range errs {
-			errs[i] = errNoQueue()
-		}
-		return errs
+		return fillErrors(errs, errNoQueue())
 	}
 	now := q.e.clock.Now().UnixNano()
 	q.advance(now)
@@ -130,6 +124,14 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 	}
 	if woke {
 		q.wakeLocked()
+	}
+	return errs
+}
+
+// fillErrors sets every element of errs to err.
+func fillErrors(errs []error, err error) []error {
+	for i := range errs {
+		errs[i] = err
 	}
 	return errs
 }

@@ -76,11 +76,7 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(in.Entries))
-	for i, e := range in.Entries {
-		ids[i] = e.Id
-	}
-	if err := checkBatch(ids); err != nil {
+	if err := checkBatch(in.Entries, func(e SendMessageBatchEntry) string { return e.Id }); err != nil {
 		return nil, err
 	}
 	out := &SendMessageBatchOutput{Successful: []SendMessageBatchResultEntry{}, Failed: []BatchResultErrorEntry{}}
@@ -248,23 +244,23 @@ func deleteMessageBatch(c *call, in *DeleteMessageBatchInput) (*DeleteMessageBat
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(in.Entries))
+	if err := checkBatch(in.Entries, func(e DeleteMessageBatchEntry) string { return e.Id }); err != nil {
+		return nil, err
+	}
 	handles := make([]string, len(in.Entries))
 	for i, e := range in.Entries {
-		ids[i], handles[i] = e.Id, e.ReceiptHandle
-	}
-	if err := checkBatch(ids); err != nil {
-		return nil, err
+		handles[i] = e.ReceiptHandle
 	}
 	out := &DeleteMessageBatchOutput{Successful: []BatchResultEntry{}, Failed: []BatchResultErrorEntry{}}
 	for i, err := range acknowledge(q, handles) {
+		id := in.Entries[i].Id
 		if err == nil && handles[i] == "" {
 			err = missing("ReceiptHandle")
 		}
 		if err != nil {
-			out.Failed = append(out.Failed, failedEntry(ids[i], err))
+			out.Failed = append(out.Failed, failedEntry(id, err))
 		} else {
-			out.Successful = append(out.Successful, BatchResultEntry{Id: ids[i]})
+			out.Successful = append(out.Successful, BatchResultEntry{Id: id})
 		}
 	}
 	return out, nil
@@ -289,11 +285,7 @@ func changeMessageVisibilityBatch(c *call, in *ChangeMessageVisibilityBatchInput
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(in.Entries))
-	for i, e := range in.Entries {
-		ids[i] = e.Id
-	}
-	if err := checkBatch(ids); err != nil {
+	if err := checkBatch(in.Entries, func(e ChangeMessageVisibilityBatchEntry) string { return e.Id }); err != nil {
 		return nil, err
 	}
 	out := &ChangeMessageVisibilityBatchOutput{Successful: []BatchResultEntry{}, Failed: []BatchResultErrorEntry{}}

@@ -64,9 +64,13 @@ func register[I, O any](table map[string]action, name string, fn func(*call, *I)
 // batchEntryID is SQS's rule for batch entry ids (API_SendMessageBatchRequestEntry).
 var batchEntryID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
 
-// checkBatch applies the whole-batch rules: 1 to 10 entries, valid and
-// distinct ids.
-func checkBatch(ids []string) error {
+// checkBatch applies the whole-batch rules to entries, whose ids id reads:
+// 1 to 10 entries, valid and distinct ids.
+func checkBatch[E any](entries []E, id func(E) string) error {
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = id(e)
+	}
 	if len(ids) == 0 {
 		return engine.Errorf(engine.ErrEmptyBatchRequest, "There should be at least one entry in the request.")
 	}
