@@ -9,6 +9,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/metrics"
+	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/protocol/sqs"
 )
 
@@ -19,6 +20,9 @@ type Options struct {
 	// SubscriptionChanged is told when a queue's push subscription is set
 	// or removed, so that delivery can start or stop.
 	SubscriptionChanged func(*engine.Queue)
+	// Tokens are the REST API's bearer tokens and their roles; none leaves
+	// it open.
+	Tokens map[string]rest.Role
 }
 
 // NewHandler routes requests to the front ends over e. SQS requests may
@@ -48,5 +52,7 @@ func NewHandler(e *engine.Engine, opts Options) http.Handler {
 	// path the router does not know goes to the SQS handler, which finds the
 	// queue from the path or answers the protocol's own error.
 	router.NotFound = http.HandlerFunc(serveSQS)
+	// After NotFound is set: the REST API answers unknown /v1 paths itself.
+	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged}).Register(router)
 	return router
 }

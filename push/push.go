@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/rest"
 )
 
 // longPoll is how long a deliverer waits for a first message, at most.
@@ -141,37 +142,15 @@ func (d *Deliverer) gather(ctx context.Context, q *engine.Queue, sub engine.Subs
 	return batch, nil
 }
 
-// Message is one message of a delivery, as the REST API's ReceiveMessages
-// writes it.
-type Message struct {
-	MessageID       string            `json:"messageId"`
-	Body            string            `json:"body"`
-	Attributes      map[string]string `json:"attributes"`
-	ReceiptHandle   string            `json:"receiptHandle"`
-	ReceiveCount    int               `json:"receiveCount"`
-	SentAt          string            `json:"sentAt"`
-	FirstReceivedAt string            `json:"firstReceivedAt"`
-	GroupID         string            `json:"groupId,omitempty"`
-	SequenceNumber  string            `json:"sequenceNumber,omitempty"`
-}
-
 // deliver POSTs the batch and reports the outcome.
 func (d *Deliverer) deliver(ctx context.Context, endpoint string, batch []engine.Delivery, timeout time.Duration) engine.DeliveryResult {
 	res := engine.DeliveryResult{At: d.e.Now(), Messages: len(batch)}
-	msgs := make([]Message, len(batch))
+	msgs := make([]rest.ReceivedMessage, len(batch))
 	for i, m := range batch {
-		attrs := map[string]string{}
-		for _, a := range m.Attributes {
-			attrs[a.Name] = a.StringValue
-		}
-		msgs[i] = Message{
-			MessageID: m.ID, Body: m.Body, Attributes: attrs, ReceiptHandle: m.ReceiptHandle,
-			ReceiveCount: m.ReceiveCount, SentAt: m.SentAt.UTC().Format(timeFormat),
-			FirstReceivedAt: m.FirstReceivedAt.UTC().Format(timeFormat), GroupID: m.GroupID, SequenceNumber: m.SequenceNumber,
-		}
+		msgs[i] = rest.NewReceivedMessage(m)
 	}
 	body, err := json.Marshal(struct {
-		Messages []Message `json:"messages"`
+		Messages []rest.ReceivedMessage `json:"messages"`
 	}{msgs})
 	if err != nil {
 		res.Error = err.Error()
@@ -205,9 +184,6 @@ func (d *Deliverer) deliver(ctx context.Context, endpoint string, batch []engine
 	}
 	return res
 }
-
-// timeFormat is RFC 3339 with milliseconds, as the REST API writes times.
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 func (d *Deliverer) sleep(ctx context.Context, dur time.Duration) {
 	tick, stop := d.e.Clock().After(dur)

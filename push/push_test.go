@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/rest"
 )
 
 // endpoint records deliveries; it fails the first failFirst of them, and
@@ -27,7 +28,7 @@ type endpoint struct {
 
 func (ep *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var payload struct {
-		Messages []Message `json:"messages"`
+		Messages []rest.ReceivedMessage `json:"messages"`
 	}
 	b, _ := io.ReadAll(r.Body)
 	if err := json.Unmarshal(b, &payload); err != nil || r.Method != http.MethodPost {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/protocol"
+	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/push"
 )
 
@@ -30,6 +31,9 @@ type Config struct {
 	Logger        *slog.Logger
 	// Clock replaces the wall clock, for tests.
 	Clock engine.Clock
+	// Tokens are the REST API's bearer tokens and their roles; none leaves
+	// it open.
+	Tokens map[string]rest.Role
 	// Init, if set, runs on the opened engine before the server listens, so
 	// that no request sees the engine before it is ready: the minisqs
 	// command creates the queues of its config file here. An error stops
@@ -78,6 +82,7 @@ func Start(cfg Config) (*Server, error) {
 			Handler: protocol.NewHandler(e, protocol.Options{
 				BaseURL:             cfg.BaseURL,
 				SubscriptionChanged: deliverer.Sync,
+				Tokens:              cfg.Tokens,
 			}),
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),

@@ -1,0 +1,254 @@
+// Package rest serves minisqs's documented REST JSON API (the "Queues API",
+// shared/API.md) under /v1, over the same engine as the SQS protocols: a
+// queue made with the aws CLI is listed here, and a message sent here is
+// received by any SQS client.
+//
+// Handlers decode a request, call the engine and return a value; one writer
+// (write and writeError) puts values and errors on the wire, and one table
+// (errors.go) maps engine failures to the API's error codes. The OpenAPI
+// document of the whole API is openapi.json beside this file, served at
+// GET /v1/openapi.json; the package's tests check every request and answer
+// they make against it.
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/minisqs/minisqs/engine"
+)
+
+// MaxRequestBytes caps a request body. A SendMessages request carries at most
+// 10 messages of 256 KiB; JSON escaping can about triple that. Anything
+// larger is refused with message_too_large before it is read.
+const MaxRequestBytes = 8 << 20
+
+// Options configure the API.
+type Options struct {
+	// Tokens maps bearer tokens to their roles. Empty leaves every operation
+	// open, as a local emulator should be.
+	Tokens map[string]Role
+	// SubscriptionChanged, if set, is called after a queue's subscription is
+	// put or deleted, and after a queue with a subscription is deleted, so a
+	// push deliverer can start or stop; it should read the queue's current
+	// state rather than assume what changed.
+	SubscriptionChanged func(q *engine.Queue)
+	// BaseURL prefixes the sqsUrl of queues; empty takes each request's own
+	// scheme and host, as the SQS protocols do.
+	BaseURL string
+}
+
+// API is the REST JSON API over one engine.
+type API struct {
+	e    *engine.Engine
+	opts Options
+}
+
+// New returns the API over e.
+func New(e *engine.Engine, opts Options) *API {
+	return &API{e: e, opts: opts}
+}
+
+// call is one request in progress.
+type call struct {
+	r      *http.Request
+	w      http.ResponseWriter
+	params httprouter.Params
+}
+
+// route is one operation of API.md with the roles that may call it. Its
+// handler returns the status and value to answer, or an error for
+// writeError; a nil value writes no body.
+type route struct {
+	method, path, op string
+	perm             permission
+	h                func(a *API, c *call) (int, any, error)
+}
+
+// routes is every operation of API.md; the OpenAPI document lists the same
+// operations under the same operationIds.
+var routes = []route{
+	{http.MethodPost, "/v1/queues", "CreateQueue", permAdmin, (*API).createQueue},
+	{http.MethodGet, "/v1/queues", "ListQueues", permInspect, (*API).listQueues},
+	{http.MethodGet, "/v1/queues/:queue", "GetQueue", permAnyRole, (*API).getQueue},
+	{http.MethodPatch, "/v1/queues/:queue", "UpdateQueue", permAdmin, (*API).updateQueue},
+	{http.MethodDelete, "/v1/queues/:queue", "DeleteQueue", permAdmin, (*API).deleteQueue},
+	{http.MethodPost, "/v1/queues/:queue/purge", "PurgeQueue", permAdmin, (*API).purgeQueue},
+
+	{http.MethodPost, "/v1/queues/:queue/messages", "SendMessages", permProduce, (*API).sendMessages},
+	{http.MethodPost, "/v1/queues/:queue/messages/receive", "ReceiveMessages", permConsume, (*API).receiveMessages},
+	{http.MethodGet, "/v1/queues/:queue/messages", "PeekMessages", permInspect, (*API).peekMessages},
+	{http.MethodPost, "/v1/messages/acknowledge", "AcknowledgeMessages", permNone, (*API).acknowledgeMessages},
+	{http.MethodPost, "/v1/messages/visibility", "ChangeVisibility", permNone, (*API).changeVisibility},
+
+	{http.MethodPut, "/v1/queues/:queue/subscription", "PutSubscription", permAdmin, (*API).putSubscription},
+	{http.MethodGet, "/v1/queues/:queue/subscription", "GetSubscription", permInspect, (*API).getSubscription},
+	{http.MethodDelete, "/v1/queues/:queue/subscription", "DeleteSubscription", permAdmin, (*API).deleteSubscription},
+
+	{http.MethodGet, "/v1/openapi.json", "GetOpenAPI", permNone, (*API).openAPI},
+}
+
+// Register adds every route of the API to r. Paths under /v1 that match no
+// route answer the API's own 404 and other paths go on to r.NotFound, so
+// call Register after setting r.NotFound.
+func (a *API) Register(r *httprouter.Router) {
+	for _, rt := range routes {
+		r.Handle(rt.method, rt.path, a.serve(rt))
+	}
+	next := r.NotFound
+	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/v1" || strings.HasPrefix(req.URL.Path, "/v1/") {
+			writeError(w, apiErrorf(codeNotFound, "No operation %s %s.", req.Method, req.URL.Path))
+			return
+		}
+		if next != nil {
+			next.ServeHTTP(w, req)
+			return
+		}
+		http.NotFound(w, req)
+	})
+}
+
+func (a *API) serve(rt route) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+		if err := a.authorize(r, rt.perm); err != nil {
+			writeError(w, err)
+			return
+		}
+		status, v, err := rt.h(a, &call{r: r, w: w, params: p})
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		write(w, status, v)
+	}
+}
+
+// write puts a value on the wire as JSON.
+func write(w http.ResponseWriter, status int, v any) {
+	if v == nil {
+		w.WriteHeader(status)
+		return
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if raw, ok := v.(json.RawMessage); ok {
+		buf.Write(raw)
+	} else if err := enc.Encode(v); err != nil {
+		writeError(w, apiErrorf(codeInternal, "encoding the answer: %v", err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// writeError puts an error on the wire as {"error": {"code", "message"}}.
+func writeError(w http.ResponseWriter, err error) {
+	ae := toAPIError(err)
+	w.Header().Set("Content-Type", "application/json")
+	if ae.Code == codeUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="minisqs"`)
+	}
+	w.WriteHeader(ae.Status)
+	b, _ := json.Marshal(errorBody{Error: ae})
+	w.Write(append(b, '\n'))
+}
+
+type errorBody struct {
+	Error *apiError `json:"error"`
+}
+
+// decode reads a JSON body into v, refusing unknown fields and trailing
+// data. An empty body decodes as {} when emptyOK.
+func (c *call) decode(v any, emptyOK bool) error {
+	body, err := c.body()
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		if emptyOK {
+			return nil
+		}
+		return apiErrorf(codeInvalidRequest, "The request needs a JSON body.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return apiErrorf(codeInvalidRequest, "The body holds more than one JSON value.")
+	}
+	return nil
+}
+
+// body reads the request body within MaxRequestBytes.
+func (c *call) body() ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, MaxRequestBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, apiErrorf(codeMessageTooLarge, "The request body is over %d bytes.", MaxRequestBytes)
+		}
+		return nil, apiErrorf(codeInvalidRequest, "Could not read the request: %v", err)
+	}
+	return b, nil
+}
+
+// jsonError turns a decoding failure into an invalid_request that names the
+// field where it can.
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return apiErrorf(codeInvalidRequest, "Field %s must be %s.", te.Field, jsonKind(te.Type.Kind().String()))
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return apiErrorf(codeInvalidRequest, "Unknown field %s.", f)
+	}
+	return apiErrorf(codeInvalidRequest, "Malformed JSON: %s", strings.TrimPrefix(msg, "json: "))
+}
+
+func jsonKind(k string) string {
+	switch {
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"):
+		return "an integer"
+	case k == "string":
+		return "a string"
+	case k == "bool":
+		return "a boolean"
+	case k == "slice":
+		return "an array"
+	case k == "map", k == "struct", k == "ptr":
+		return "an object"
+	}
+	return "of another type"
+}
+
+// timeFormat is RFC 3339 with milliseconds, in UTC.
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+// baseURL is the scheme and host that sqsUrl starts with.
+func (a *API) baseURL(r *http.Request) string {
+	if a.opts.BaseURL != "" {
+		return strings.TrimSuffix(a.opts.BaseURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if p := r.Header.Get("X-Forwarded-Proto"); p == "http" || p == "https" {
+		scheme = p
+	}
+	return scheme + "://" + r.Host
+}

@@ -1,0 +1,410 @@
+package rest
+
+// Messages: SendMessages, ReceiveMessages, PeekMessages, AcknowledgeMessages
+// and ChangeVisibility, as shared/API.md ("Messages") and seed 000 ("The
+// life of a message", "Visibility timeouts", "Receipt handles", "Long
+// polling") describe them.
+
+import (
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/minisqs/minisqs/engine"
+)
+
+// Message limits.
+const (
+	// maxBatch is the number of messages a send or receive, and of handles
+	// an acknowledge, may carry (seed 000, "Receive").
+	maxBatch = 10
+	// maxMessageBytes is the body plus attribute names and values, in UTF-8
+	// bytes (seed 000, "Terms": "at most 256 KiB together"). It is the REST
+	// API's own limit; SQS clients have the queue's MaximumMessageSize.
+	maxMessageBytes = 256 << 10
+	maxAttributes   = engine.MaxMessageAttributes
+	// Peek reads up to this many messages; API.md leaves it open.
+	defaultPeekLimit = 10
+	maxPeekLimit     = 100
+)
+
+type sendInput struct {
+	Messages []sendMessageInput `json:"messages"`
+}
+
+type sendMessageInput struct {
+	Body         *string           `json:"body"`
+	Attributes   map[string]string `json:"attributes"`
+	DelaySeconds *int              `json:"delaySeconds"`
+	GroupID      string            `json:"groupId"`
+	DedupID      string            `json:"dedupId"`
+}
+
+type sendResultJSON struct {
+	MessageID      string    `json:"messageId,omitempty"`
+	SequenceNumber string    `json:"sequenceNumber,omitempty"`
+	Error          *apiError `json:"error,omitempty"`
+}
+
+type sendOutput struct {
+	Results []sendResultJSON `json:"results"`
+}
+
+// messageSize counts a message against maxMessageBytes.
+func messageSize(m *sendMessageInput) int {
+	n := 0
+	if m.Body != nil {
+		n = len(*m.Body)
+	}
+	for k, v := range m.Attributes {
+		n += len(k) + len(v)
+	}
+	return n
+}
+
+// check applies the API's own rules to one message, so its errors name the
+// API's fields; the engine checks the rest (characters, attribute names,
+// deduplication).
+func (m *sendMessageInput) check(fifo bool) error {
+	switch {
+	case m.Body == nil || *m.Body == "":
+		return apiErrorf(codeInvalidRequest, "body is required and may not be empty.")
+	case !utf8.ValidString(*m.Body):
+		return apiErrorf(codeInvalidRequest, "body must be UTF-8.")
+	case len(m.Attributes) > maxAttributes:
+		return apiErrorf(codeInvalidRequest, "A message has at most %d attributes.", maxAttributes)
+	case messageSize(m) > maxMessageBytes:
+		return apiErrorf(codeMessageTooLarge, "body and attributes are over %d bytes together.", maxMessageBytes)
+	case fifo && m.GroupID == "":
+		return apiErrorf(codeInvalidRequest, "groupId is required on a FIFO queue.")
+	case fifo && m.DelaySeconds != nil:
+		return apiErrorf(codeInvalidRequest, "delaySeconds is refused on a FIFO queue: the queue's delaySeconds applies.")
+	case !fifo && m.DedupID != "":
+		return apiErrorf(codeInvalidRequest, "dedupId applies to FIFO queues only.")
+	case m.DelaySeconds != nil && (*m.DelaySeconds < 0 || *m.DelaySeconds > engine.MaxDelaySeconds):
+		return apiErrorf(codeInvalidRequest, "delaySeconds must be from 0 to %d.", engine.MaxDelaySeconds)
+	}
+	return nil
+}
+
+func (m *sendMessageInput) engineMessage() engine.NewMessage {
+	nm := engine.NewMessage{Body: *m.Body, DelaySeconds: m.DelaySeconds, GroupID: m.GroupID, DeduplicationID: m.DedupID}
+	for k, v := range m.Attributes {
+		nm.Attributes = append(nm.Attributes, engine.MessageAttribute{Name: k, DataType: "String", StringValue: v})
+	}
+	slices.SortFunc(nm.Attributes, func(a, b engine.MessageAttribute) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	return nm
+}
+
+// sendMessages stores 1 to 10 messages. A well-formed request answers 200
+// with one result per message, in order, even when every message failed: a
+// bad message does not fail its neighbours, and its result carries the
+// error (message_too_large, invalid_request, ...). Only a request that is
+// wrong as a whole (malformed, 0 or over 10 messages, no such queue, body
+// over MaxRequestBytes) answers an error status.
+func (a *API) sendMessages(c *call) (int, any, error) {
+	q, err := a.queue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	var in sendInput
+	if err := c.decode(&in, false); err != nil {
+		return 0, nil, err
+	}
+	if n := len(in.Messages); n < 1 || n > maxBatch {
+		return 0, nil, apiErrorf(codeInvalidRequest, "messages must hold 1 to %d messages.", maxBatch)
+	}
+	fifo := q.IsFIFO()
+	out := sendOutput{Results: make([]sendResultJSON, len(in.Messages))}
+	var batch []engine.NewMessage
+	var at []int
+	for i := range in.Messages {
+		m := &in.Messages[i]
+		if err := m.check(fifo); err != nil {
+			out.Results[i].Error = toAPIError(err)
+			continue
+		}
+		batch = append(batch, m.engineMessage())
+		at = append(at, i)
+	}
+	if len(batch) > 0 {
+		for k, r := range q.Send(batch) {
+			res := &out.Results[at[k]]
+			if r.Err != nil {
+				res.Error = toAPIError(r.Err)
+				continue
+			}
+			res.MessageID, res.SequenceNumber = r.MessageID, r.SequenceNumber
+		}
+	}
+	return http.StatusOK, out, nil
+}
+
+type receiveInput struct {
+	MaxMessages              *int `json:"maxMessages"`
+	WaitSeconds              *int `json:"waitSeconds"`
+	VisibilityTimeoutSeconds *int `json:"visibilityTimeoutSeconds"`
+}
+
+// ReceivedMessage is a leased message as ReceiveMessages answers it and as
+// push subscriptions deliver it.
+type ReceivedMessage struct {
+	MessageID       string            `json:"messageId"`
+	Body            string            `json:"body"`
+	Attributes      map[string]string `json:"attributes"`
+	ReceiptHandle   string            `json:"receiptHandle"`
+	ReceiveCount    int               `json:"receiveCount"`
+	SentAt          string            `json:"sentAt"`
+	FirstReceivedAt string            `json:"firstReceivedAt"`
+	GroupID         string            `json:"groupId,omitempty"`
+	SequenceNumber  string            `json:"sequenceNumber,omitempty"`
+}
+
+// peekedMessageJSON is a message read without a lease.
+type peekedMessageJSON struct {
+	MessageID      string            `json:"messageId"`
+	Body           string            `json:"body"`
+	Attributes     map[string]string `json:"attributes"`
+	SentAt         string            `json:"sentAt"`
+	GroupID        string            `json:"groupId,omitempty"`
+	SequenceNumber string            `json:"sequenceNumber,omitempty"`
+}
+
+type receiveOutput struct {
+	Messages []ReceivedMessage `json:"messages"`
+}
+
+type peekOutput struct {
+	Messages []peekedMessageJSON `json:"messages"`
+}
+
+// attributesJSON gives a message's attributes as strings. Messages sent
+// through SQS may carry Number attributes (given as their text) and Binary
+// ones (given in standard base64).
+func attributesJSON(attrs []engine.MessageAttribute) map[string]string {
+	out := make(map[string]string, len(attrs))
+	for _, at := range attrs {
+		if at.IsBinary() {
+			out[at.Name] = base64.StdEncoding.EncodeToString(at.BinaryValue)
+			continue
+		}
+		out[at.Name] = at.StringValue
+	}
+	return out
+}
+
+func intRange(field string, v *int, lo, hi int) error {
+	if v != nil && (*v < lo || *v > hi) {
+		return apiErrorf(codeInvalidRequest, "%s must be from %d to %d.", field, lo, hi)
+	}
+	return nil
+}
+
+// receiveMessages leases up to maxMessages (default 1) messages. With a wait
+// (its own, or the queue's receiveWaitSeconds) it is a long poll that ends
+// at the first message or with an empty list; a queue deleted meanwhile
+// answers queue_not_found.
+func (a *API) receiveMessages(c *call) (int, any, error) {
+	q, err := a.queue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	var in receiveInput
+	if err := c.decode(&in, true); err != nil {
+		return 0, nil, err
+	}
+	for _, r := range []struct {
+		field  string
+		v      *int
+		lo, hi int
+	}{
+		{"maxMessages", in.MaxMessages, 1, maxBatch},
+		{"waitSeconds", in.WaitSeconds, 0, engine.MaxReceiveWaitSeconds},
+		{"visibilityTimeoutSeconds", in.VisibilityTimeoutSeconds, 0, engine.MaxVisibilityTimeout},
+	} {
+		if err := intRange(r.field, r.v, r.lo, r.hi); err != nil {
+			return 0, nil, err
+		}
+	}
+	opts := engine.ReceiveOptions{MaxMessages: 1, WaitSeconds: in.WaitSeconds, VisibilityTimeout: in.VisibilityTimeoutSeconds}
+	if in.MaxMessages != nil {
+		opts.MaxMessages = *in.MaxMessages
+	}
+	got, err := q.Receive(c.r.Context(), opts)
+	if err != nil {
+		if errors.Is(err, c.r.Context().Err()) {
+			// The client went away; nothing it could read is answered.
+			return http.StatusOK, receiveOutput{Messages: []ReceivedMessage{}}, nil
+		}
+		return 0, nil, err
+	}
+	out := receiveOutput{Messages: make([]ReceivedMessage, 0, len(got))}
+	for _, d := range got {
+		out.Messages = append(out.Messages, NewReceivedMessage(d))
+	}
+	return http.StatusOK, out, nil
+}
+
+// NewReceivedMessage renders a delivery.
+func NewReceivedMessage(d engine.Delivery) ReceivedMessage {
+	return ReceivedMessage{
+		MessageID:       d.ID,
+		Body:            d.Body,
+		Attributes:      attributesJSON(d.Attributes),
+		ReceiptHandle:   d.ReceiptHandle,
+		ReceiveCount:    d.ReceiveCount,
+		SentAt:          formatTime(d.SentAt),
+		FirstReceivedAt: formatTime(d.FirstReceivedAt),
+		GroupID:         d.GroupID,
+		SequenceNumber:  d.SequenceNumber,
+	}
+}
+
+// peekMessages reads up to limit visible messages in delivery order without
+// leasing them.
+func (a *API) peekMessages(c *call) (int, any, error) {
+	q, err := a.queue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	limit := defaultPeekLimit
+	if s := c.r.URL.Query().Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxPeekLimit {
+			return 0, nil, apiErrorf(codeInvalidRequest, "limit must be from 1 to %d.", maxPeekLimit)
+		}
+		limit = n
+	}
+	msgs, err := q.Peek(limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := peekOutput{Messages: make([]peekedMessageJSON, 0, len(msgs))}
+	for _, m := range msgs {
+		out.Messages = append(out.Messages, peekedMessageJSON{
+			MessageID:      m.ID,
+			Body:           m.Body,
+			Attributes:     attributesJSON(m.Attributes),
+			SentAt:         formatTime(m.SentAt),
+			GroupID:        m.GroupID,
+			SequenceNumber: m.SequenceNumber,
+		})
+	}
+	return http.StatusOK, out, nil
+}
+
+type acknowledgeInput struct {
+	ReceiptHandles []string `json:"receiptHandles"`
+}
+
+type handleResultJSON struct {
+	ReceiptHandle string    `json:"receiptHandle"`
+	Error         *apiError `json:"error,omitempty"`
+}
+
+type acknowledgeOutput struct {
+	Results []handleResultJSON `json:"results"`
+}
+
+// handleError maps a failure of a receipt-handle operation: a handle whose
+// queue went away meanwhile is stale like any other.
+// The engine's wording names SQS parameters, so stale handles get the
+// API's own.
+func handleError(err error) *apiError {
+	switch engine.CodeOf(err) {
+	case engine.ErrQueueDoesNotExist:
+		return apiErrorf(codeHandleStale, "The receipt handle's queue no longer exists.")
+	case engine.ErrReceiptHandleStale:
+		return apiErrorf(codeHandleStale, "The receipt handle's delivery is over: the message was acknowledged, received again, moved, purged or expired. Nothing was changed.")
+	case engine.ErrReceiptHandleIsInvalid:
+		return apiErrorf(codeInvalidRequest, "That is not a receipt handle.")
+	}
+	return toAPIError(err)
+}
+
+// acknowledgeMessages deletes the messages whose current deliveries 1 to 10
+// handles name, finding each handle's queue from the handle itself. Like
+// SendMessages it answers 200 with one result per handle, in order.
+func (a *API) acknowledgeMessages(c *call) (int, any, error) {
+	var in acknowledgeInput
+	if err := c.decode(&in, false); err != nil {
+		return 0, nil, err
+	}
+	if n := len(in.ReceiptHandles); n < 1 || n > maxBatch {
+		return 0, nil, apiErrorf(codeInvalidRequest, "receiptHandles must hold 1 to %d handles.", maxBatch)
+	}
+	out := acknowledgeOutput{Results: make([]handleResultJSON, len(in.ReceiptHandles))}
+	type group struct {
+		q       *engine.Queue
+		handles []string
+		at      []int
+	}
+	var groups []*group
+	for i, h := range in.ReceiptHandles {
+		out.Results[i].ReceiptHandle = h
+		q, err := a.e.QueueOfReceiptHandle(h)
+		if err != nil {
+			out.Results[i].Error = handleError(err)
+			continue
+		}
+		k := slices.IndexFunc(groups, func(g *group) bool { return g.q == q })
+		if k < 0 {
+			groups = append(groups, &group{q: q})
+			k = len(groups) - 1
+		}
+		groups[k].handles = append(groups[k].handles, h)
+		groups[k].at = append(groups[k].at, i)
+	}
+	for _, g := range groups {
+		for j, err := range g.q.Acknowledge(g.handles) {
+			if err != nil {
+				out.Results[g.at[j]].Error = handleError(err)
+			}
+		}
+	}
+	return http.StatusOK, out, nil
+}
+
+type visibilityInput struct {
+	ReceiptHandle            string `json:"receiptHandle"`
+	VisibilityTimeoutSeconds *int   `json:"visibilityTimeoutSeconds"`
+}
+
+// changeVisibility sets a leased message's remaining visibility timeout; 0
+// releases it at once. It answers 204, or receipt_handle_stale when the
+// handle's delivery is over.
+func (a *API) changeVisibility(c *call) (int, any, error) {
+	var in visibilityInput
+	if err := c.decode(&in, false); err != nil {
+		return 0, nil, err
+	}
+	if in.ReceiptHandle == "" {
+		return 0, nil, apiErrorf(codeInvalidRequest, "receiptHandle is required.")
+	}
+	if in.VisibilityTimeoutSeconds == nil {
+		return 0, nil, apiErrorf(codeInvalidRequest, "visibilityTimeoutSeconds is required.")
+	}
+	if err := intRange("visibilityTimeoutSeconds", in.VisibilityTimeoutSeconds, 0, engine.MaxVisibilityTimeout); err != nil {
+		return 0, nil, err
+	}
+	q, err := a.e.QueueOfReceiptHandle(in.ReceiptHandle)
+	if err != nil {
+		return 0, nil, handleError(err)
+	}
+	errs := q.ChangeVisibility([]engine.VisibilityChange{{ReceiptHandle: in.ReceiptHandle, Timeout: *in.VisibilityTimeoutSeconds}})
+	if errs[0] != nil {
+		return 0, nil, handleError(errs[0])
+	}
+	return http.StatusNoContent, nil, nil
+}

@@ -1,0 +1,426 @@
+package rest
+
+// Queues: CreateQueue, ListQueues, GetQueue, UpdateQueue, DeleteQueue and
+// PurgeQueue, as shared/API.md ("Queues") and seed 000 ("Queue settings",
+// "Purging and deleting") describe them.
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/minisqs/minisqs/engine"
+)
+
+// Limits of queue names and listings.
+const (
+	// A REST name is 1 to 80 letters, digits, '-' and '_' (seed 000,
+	// "Terms"). A FIFO queue made through SQS keeps its ".fifo" name and is
+	// addressed by it.
+	maxNameLen = engine.MaxQueueNameLen
+	// ListQueues pages: API.md leaves the sizes open.
+	defaultListLimit = 100
+	maxListLimit     = 1000
+	// counts are exact up to this figure each (seed 000, "The life of a
+	// message").
+	maxCount = 100_000
+)
+
+// Queue types.
+const (
+	typeStandard = "standard"
+	typeFIFO     = "fifo"
+)
+
+// queueJSON is the queue object of API.md.
+type queueJSON struct {
+	ID                       string       `json:"id"`
+	Slug                     string       `json:"slug"`
+	Name                     string       `json:"name"`
+	Type                     string       `json:"type"`
+	VisibilityTimeoutSeconds int          `json:"visibilityTimeoutSeconds"`
+	RetentionSeconds         int          `json:"retentionSeconds"`
+	DelaySeconds             int          `json:"delaySeconds"`
+	ReceiveWaitSeconds       int          `json:"receiveWaitSeconds"`
+	Redrive                  *redriveJSON `json:"redrive"`
+	ContentBasedDedup        bool         `json:"contentBasedDedup"`
+	Partitions               int          `json:"partitions"`
+	Counts                   countsJSON   `json:"counts"`
+	SQSURL                   string       `json:"sqsUrl"`
+	Arn                      string       `json:"arn"`
+	CreatedAt                string       `json:"createdAt"`
+	UpdatedAt                string       `json:"updatedAt"`
+}
+
+type redriveJSON struct {
+	DeadLetterQueue string `json:"deadLetterQueue"`
+	MaxReceiveCount int    `json:"maxReceiveCount"`
+}
+
+type countsJSON struct {
+	Visible   int  `json:"visible"`
+	InFlight  int  `json:"inFlight"`
+	Delayed   int  `json:"delayed"`
+	Truncated bool `json:"truncated"`
+}
+
+func (a *API) queueJSON(r *http.Request, q *engine.Queue) queueJSON {
+	attrs := q.Attributes()
+	typ := typeStandard
+	if attrs.FifoQueue {
+		typ = typeFIFO
+	}
+	var rd *redriveJSON
+	if p := attrs.RedrivePolicy; p != nil {
+		// The DLQ is answered as its id; a DLQ deleted through SQS is
+		// answered as the ARN the policy still names.
+		dlq := p.DeadLetterTargetArn
+		if d, err := a.e.QueueByArn(p.DeadLetterTargetArn); err == nil {
+			dlq = d.ID()
+		}
+		rd = &redriveJSON{DeadLetterQueue: dlq, MaxReceiveCount: p.MaxReceiveCount}
+	}
+	return queueJSON{
+		ID:                       q.ID(),
+		Slug:                     q.Slug(),
+		Name:                     q.Name(),
+		Type:                     typ,
+		VisibilityTimeoutSeconds: attrs.VisibilityTimeout,
+		RetentionSeconds:         attrs.MessageRetentionPeriod,
+		DelaySeconds:             attrs.DelaySeconds,
+		ReceiveWaitSeconds:       attrs.ReceiveMessageWaitTimeSeconds,
+		Redrive:                  rd,
+		ContentBasedDedup:        attrs.ContentBasedDeduplication,
+		Partitions:               q.Partitions(),
+		Counts:                   countsOf(q.Counts()),
+		SQSURL:                   a.baseURL(r) + "/" + a.e.AccountID() + "/" + q.Name(),
+		Arn:                      q.Arn(),
+		CreatedAt:                formatTime(q.Created()),
+		UpdatedAt:                formatTime(q.Modified()),
+	}
+}
+
+// countsOf caps each figure at maxCount and says whether any was capped.
+func countsOf(c engine.Counts) countsJSON {
+	capped := func(n int) int { return min(n, maxCount) }
+	return countsJSON{
+		Visible: capped(c.Visible), InFlight: capped(c.InFlight), Delayed: capped(c.Delayed),
+		Truncated: c.Visible > maxCount || c.InFlight > maxCount || c.Delayed > maxCount,
+	}
+}
+
+// queue finds the path's {queue}: an id, a slug or a name.
+func (a *API) queue(c *call) (*engine.Queue, error) {
+	ref := c.params.ByName("queue")
+	q, err := a.e.LookupQueue(ref)
+	if err != nil {
+		return nil, apiErrorf(codeQueueNotFound, "No queue %q.", ref)
+	}
+	return q, nil
+}
+
+// validName reports whether name is a REST queue name.
+func validName(name string) bool {
+	if name == "" || len(name) > maxNameLen {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// settingsJSON are the settings CreateQueue and UpdateQueue take; nil is
+// left out.
+type settingsJSON struct {
+	VisibilityTimeoutSeconds *int  `json:"visibilityTimeoutSeconds"`
+	RetentionSeconds         *int  `json:"retentionSeconds"`
+	DelaySeconds             *int  `json:"delaySeconds"`
+	ReceiveWaitSeconds       *int  `json:"receiveWaitSeconds"`
+	ContentBasedDedup        *bool `json:"contentBasedDedup"`
+}
+
+// Setting ranges (seed 000, "Queue settings").
+var settingRanges = []struct {
+	field  string
+	get    func(*settingsJSON) *int
+	lo, hi int
+}{
+	{"visibilityTimeoutSeconds", func(s *settingsJSON) *int { return s.VisibilityTimeoutSeconds }, 0, engine.MaxVisibilityTimeout},
+	{"retentionSeconds", func(s *settingsJSON) *int { return s.RetentionSeconds }, engine.MinRetentionSeconds, engine.MaxRetentionSeconds},
+	{"delaySeconds", func(s *settingsJSON) *int { return s.DelaySeconds }, 0, engine.MaxDelaySeconds},
+	{"receiveWaitSeconds", func(s *settingsJSON) *int { return s.ReceiveWaitSeconds }, 0, engine.MaxReceiveWaitSeconds},
+}
+
+// update turns settings into the engine's update, checking ranges.
+func (s *settingsJSON) update(fifo bool) (engine.AttributeUpdate, error) {
+	for _, r := range settingRanges {
+		if v := r.get(s); v != nil && (*v < r.lo || *v > r.hi) {
+			return engine.AttributeUpdate{}, apiErrorf(codeInvalidRequest, "%s must be from %d to %d.", r.field, r.lo, r.hi)
+		}
+	}
+	u := engine.AttributeUpdate{
+		VisibilityTimeout:             s.VisibilityTimeoutSeconds,
+		MessageRetentionPeriod:        s.RetentionSeconds,
+		DelaySeconds:                  s.DelaySeconds,
+		ReceiveMessageWaitTimeSeconds: s.ReceiveWaitSeconds,
+	}
+	if v := s.ContentBasedDedup; v != nil {
+		switch {
+		case fifo:
+			u.ContentBasedDeduplication = v
+		case *v:
+			return engine.AttributeUpdate{}, apiErrorf(codeInvalidRequest, "contentBasedDedup applies to FIFO queues only.")
+		}
+	}
+	return u, nil
+}
+
+// redriveInput is a redrive policy as requests give it: the DLQ by id, slug
+// or name.
+type redriveInput struct {
+	DeadLetterQueue string `json:"deadLetterQueue"`
+	MaxReceiveCount int    `json:"maxReceiveCount"`
+}
+
+func (a *API) redrivePolicy(in *redriveInput) (*engine.RedrivePolicy, error) {
+	if in.DeadLetterQueue == "" {
+		return nil, apiErrorf(codeInvalidRequest, "redrive.deadLetterQueue is required.")
+	}
+	if in.MaxReceiveCount < engine.MinMaxReceiveCount || in.MaxReceiveCount > engine.MaxMaxReceiveCount {
+		return nil, apiErrorf(codeInvalidRequest, "redrive.maxReceiveCount must be from %d to %d.", engine.MinMaxReceiveCount, engine.MaxMaxReceiveCount)
+	}
+	dlq, err := a.e.LookupQueue(in.DeadLetterQueue)
+	if err != nil {
+		return nil, apiErrorf(codeInvalidRequest, "redrive.deadLetterQueue: no queue %q.", in.DeadLetterQueue)
+	}
+	return &engine.RedrivePolicy{DeadLetterTargetArn: dlq.Arn(), MaxReceiveCount: in.MaxReceiveCount}, nil
+}
+
+type createQueueInput struct {
+	Name    string        `json:"name"`
+	Type    string        `json:"type"`
+	Redrive *redriveInput `json:"redrive"`
+	settingsJSON
+}
+
+// createQueue answers 201 with a new queue, or 200 with the existing queue
+// of that name when the request's type and every setting it names match
+// that queue's (SQS's CreateQueue rule); other values are queue_exists 409.
+func (a *API) createQueue(c *call) (int, any, error) {
+	var in createQueueInput
+	if err := c.decode(&in, false); err != nil {
+		return 0, nil, err
+	}
+	if !validName(in.Name) {
+		return 0, nil, apiErrorf(codeInvalidRequest, "name must be 1 to %d letters, digits, '-' and '_'.", maxNameLen)
+	}
+	if in.Type == "" {
+		in.Type = typeStandard
+	}
+	if in.Type != typeStandard && in.Type != typeFIFO {
+		return 0, nil, apiErrorf(codeInvalidRequest, "type must be standard or fifo.")
+	}
+	fifo := in.Type == typeFIFO
+	u, err := in.update(fifo)
+	if err != nil {
+		return 0, nil, err
+	}
+	if fifo {
+		u.FifoQueue = &fifo
+	}
+	if in.Redrive != nil {
+		if u.RedrivePolicy, err = a.redrivePolicy(in.Redrive); err != nil {
+			return 0, nil, err
+		}
+	}
+	prior, _ := a.e.Queue(in.Name)
+	q, err := a.e.CreateQueue(in.Name, u, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	if q == prior {
+		// The engine compares the named settings; the type is the REST
+		// API's own, so it is compared here.
+		if q.IsFIFO() != fifo {
+			return 0, nil, apiErrorf(codeQueueExists, "Queue %s exists and is not of type %s.", in.Name, in.Type)
+		}
+		return http.StatusOK, a.queueJSON(c.r, q), nil
+	}
+	return http.StatusCreated, a.queueJSON(c.r, q), nil
+}
+
+type listQueuesOutput struct {
+	Queues     []queueJSON `json:"queues"`
+	NextCursor string      `json:"nextCursor,omitempty"`
+}
+
+// listQueues pages through queues in name order. The cursor is opaque to
+// clients: the last name of the page, base64url-encoded.
+func (a *API) listQueues(c *call) (int, any, error) {
+	qv := c.r.URL.Query()
+	limit := defaultListLimit
+	if s := qv.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxListLimit {
+			return 0, nil, apiErrorf(codeInvalidRequest, "limit must be from 1 to %d.", maxListLimit)
+		}
+		limit = n
+	}
+	after := ""
+	if s := qv.Get("cursor"); s != "" {
+		b, err := base64.RawURLEncoding.DecodeString(s)
+		if err != nil || len(b) == 0 {
+			return 0, nil, apiErrorf(codeInvalidRequest, "cursor is not one this API gave.")
+		}
+		after = string(b)
+	}
+	out := listQueuesOutput{Queues: []queueJSON{}}
+	for _, q := range a.e.Queues(qv.Get("prefix")) {
+		if after != "" && q.Name() <= after {
+			continue
+		}
+		if len(out.Queues) == limit {
+			out.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(out.Queues[limit-1].Name))
+			break
+		}
+		out.Queues = append(out.Queues, a.queueJSON(c.r, q))
+	}
+	return http.StatusOK, out, nil
+}
+
+func (a *API) getQueue(c *call) (int, any, error) {
+	q, err := a.queue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, a.queueJSON(c.r, q), nil
+}
+
+// updateQueue changes the settings the body names: a field left out keeps
+// its value and "redrive": null removes the policy. name and type may be
+// given only with the queue's own values, since they are fixed.
+func (a *API) updateQueue(c *call) (int, any, error) {
+	q, err := a.queue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := c.decode(&fields, false); err != nil {
+		return 0, nil, err
+	}
+	var s settingsJSON
+	var u engine.AttributeUpdate
+	var redrive *redriveInput
+	clearRedrive := false
+	set := map[string]any{
+		"visibilityTimeoutSeconds": &s.VisibilityTimeoutSeconds,
+		"retentionSeconds":         &s.RetentionSeconds,
+		"delaySeconds":             &s.DelaySeconds,
+		"receiveWaitSeconds":       &s.ReceiveWaitSeconds,
+		"contentBasedDedup":        &s.ContentBasedDedup,
+	}
+	typ := typeStandard
+	if q.IsFIFO() {
+		typ = typeFIFO
+	}
+	for k, raw := range fields {
+		isNull := strings.TrimSpace(string(raw)) == "null"
+		switch k {
+		case "name", "type":
+			var v string
+			if err := strictUnmarshal(raw, &v); err != nil {
+				return 0, nil, fieldError(k, err)
+			}
+			if want := map[string]string{"name": q.Name(), "type": typ}[k]; v != want {
+				return 0, nil, apiErrorf(codeInvalidRequest, "A queue's %s is fixed at creation.", k)
+			}
+		case "redrive":
+			if isNull {
+				clearRedrive = true
+				continue
+			}
+			redrive = &redriveInput{}
+			if err := strictUnmarshal(raw, redrive); err != nil {
+				return 0, nil, fieldError(k, err)
+			}
+		default:
+			dst, ok := set[k]
+			if !ok {
+				return 0, nil, apiErrorf(codeInvalidRequest, "Unknown field %q.", k)
+			}
+			if isNull {
+				return 0, nil, apiErrorf(codeInvalidRequest, "%s may not be null.", k)
+			}
+			if err := strictUnmarshal(raw, dst); err != nil {
+				return 0, nil, fieldError(k, err)
+			}
+		}
+	}
+	if u, err = s.update(q.IsFIFO()); err != nil {
+		return 0, nil, err
+	}
+	u.ClearRedrivePolicy = clearRedrive
+	if redrive != nil {
+		if u.RedrivePolicy, err = a.redrivePolicy(redrive); err != nil {
+			return 0, nil, err
+		}
+	}
+	if len(fields) > 0 {
+		if err := q.SetAttributes(u); err != nil {
+			return 0, nil, err
+		}
+	}
+	return http.StatusOK, a.queueJSON(c.r, q), nil
+}
+
+func strictUnmarshal(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func fieldError(field string, err error) error {
+	ae := toAPIError(jsonError(err))
+	ae.Message = field + ": " + ae.Message
+	return ae
+}
+
+// deleteQueue deletes a queue that no other queue names as its dead-letter
+// queue (seed 000, "Purging and deleting").
+func (a *API) deleteQueue(c *call) (int, any, error) {
+	q, err := a.queue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, src := range a.e.DeadLetterSourceQueues(q) {
+		if src != q {
+			return 0, nil, apiErrorf(codeQueueInUse, "Queue %s is the dead-letter queue of %s; remove that redrive policy first.", q.Name(), src.Name())
+		}
+	}
+	_, hadSub := q.Subscription()
+	if err := a.e.DeleteQueue(q); err != nil {
+		return 0, nil, err
+	}
+	if hadSub && a.opts.SubscriptionChanged != nil {
+		a.opts.SubscriptionChanged(q)
+	}
+	return http.StatusNoContent, nil, nil
+}
+
+// purgeQueue deletes every message sent before it, at most once a minute
+// per queue.
+func (a *API) purgeQueue(c *call) (int, any, error) {
+	q, err := a.queue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := q.Purge(); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusNoContent, nil, nil
+}
