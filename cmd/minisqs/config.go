@@ -6,10 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/rest"
+	"github.com/minisqs/minisqs/queueconfig"
 )
 
 // config is the command's settings after flags and environment.
@@ -23,6 +26,13 @@ type config struct {
 	SkipCooldowns bool
 	LogLevel      slog.Level
 	LogFormat     string
+	// ConfigFile declares queues to create at start (queueconfig's format).
+	ConfigFile string
+	// Queues is a comma-separated list of queues to create at start.
+	Queues string
+	// Tokens are the REST API's bearer tokens by role: --api-token's as
+	// admin, and those of --token-file.
+	Tokens map[string]rest.Role
 }
 
 // setting is one setting: its flag, its environment variable, its default
@@ -53,6 +63,10 @@ var settings = []setting{
 	{flag: "skip-cooldowns", env: "MINISQS_SKIP_COOLDOWNS", def: "false", help: "lift the 60-second limits on PurgeQueue and on reusing a deleted queue's name", boolean: true},
 	{flag: "log-level", env: "MINISQS_LOG_LEVEL", def: "info", help: "debug, info, warn or error"},
 	{flag: "log-format", env: "MINISQS_LOG_FORMAT", def: "text", help: "text or json"},
+	{flag: "config", env: "MINISQS_CONFIG", def: "", help: "YAML or JSON file declaring queues to create at start"},
+	{flag: "queues", env: "MINISQS_QUEUES", def: "", help: "comma-separated queues to create at start, e.g. orders,events.fifo (a .fifo name makes a FIFO queue)"},
+	{flag: "api-token", env: "MINISQS_API_TOKEN", def: "", help: "bearer token with the admin role for the REST API; with no token the REST API is open"},
+	{flag: "token-file", env: "MINISQS_TOKEN_FILE", def: "", help: "file of REST API tokens, one \"ROLE TOKEN\" a line (admin, producer, consumer, inspector)"},
 }
 
 // parseConfig reads settings from args, then getenv for those not given as
@@ -77,12 +91,14 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (co
 	}
 	get := func(name string) string { return strings.TrimSpace(vals[name].s) }
 	cfg := config{
-		Addr:      get("addr"),
-		DB:        get("db"),
-		Region:    get("region"),
-		AccountID: get("account-id"),
-		BaseURL:   strings.TrimSuffix(get("base-url"), "/"),
-		LogFormat: get("log-format"),
+		Addr:       get("addr"),
+		DB:         get("db"),
+		Region:     get("region"),
+		AccountID:  get("account-id"),
+		BaseURL:    strings.TrimSuffix(get("base-url"), "/"),
+		LogFormat:  get("log-format"),
+		ConfigFile: get("config"),
+		Queues:     get("queues"),
 	}
 	var err error
 	if cfg.Fsync, err = engine.ParseFsyncPolicy(get("fsync")); err != nil {
@@ -103,6 +119,12 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (co
 	if cfg.Region == "" {
 		return config{}, fmt.Errorf("region must not be empty")
 	}
+	if _, err := queueconfig.ParseList("queues", cfg.Queues); err != nil {
+		return config{}, err
+	}
+	if cfg.Tokens, err = loadTokens(get("api-token"), get("token-file")); err != nil {
+		return config{}, err
+	}
 	if cfg.BaseURL != "" {
 		u, err := url.Parse(cfg.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -110,4 +132,36 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (co
 		}
 	}
 	return cfg, nil
+}
+
+// loadTokens gathers the REST API's tokens: adminToken, and the lines of
+// file, each "ROLE TOKEN"; blank lines and lines starting with # are
+// skipped. None means the API is open.
+func loadTokens(adminToken, file string) (map[string]rest.Role, error) {
+	tokens := map[string]rest.Role{}
+	if adminToken != "" {
+		tokens[adminToken] = rest.RoleAdmin
+	}
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("token-file: %w", err)
+		}
+		for n, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			role, token, ok := strings.Cut(line, " ")
+			token = strings.TrimSpace(token)
+			if !ok || token == "" || !rest.ValidRole(rest.Role(role)) {
+				return nil, fmt.Errorf("%s:%d: want \"ROLE TOKEN\" with ROLE admin, producer, consumer or inspector", file, n+1)
+			}
+			tokens[token] = rest.Role(role)
+		}
+	}
+	if len(tokens) == 0 {
+		return nil, nil
+	}
+	return tokens, nil
 }

@@ -3,9 +3,14 @@ package main
 import (
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/rest"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -22,22 +27,30 @@ func TestParseConfig(t *testing.T) {
 	}{
 		{name: "defaults", want: func(*config) {}},
 		{name: "flags", args: []string{"--addr", ":1234", "--db", "/tmp/x.db", "--fsync", "always", "--region", "eu-west-1",
-			"--account-id", "123456789012", "--base-url", "http://sqs.local:9324/", "--skip-cooldowns", "--log-level", "debug", "--log-format", "json"},
+			"--account-id", "123456789012", "--base-url", "http://sqs.local:9324/", "--skip-cooldowns", "--log-level", "debug", "--log-format", "json",
+			"--config", "/etc/minisqs/queues.yaml", "--queues", "orders, events.fifo"},
 			want: func(c *config) {
 				c.Addr, c.DB, c.Fsync, c.Region, c.AccountID = ":1234", "/tmp/x.db", engine.FsyncAlways, "eu-west-1", "123456789012"
 				c.BaseURL, c.SkipCooldowns, c.LogLevel, c.LogFormat = "http://sqs.local:9324", true, slog.LevelDebug, "json"
+				c.ConfigFile, c.Queues = "/etc/minisqs/queues.yaml", "orders, events.fifo"
 			}},
-		{name: "environment", env: map[string]string{"MINISQS_ADDR": "0.0.0.0:9324", "MINISQS_DB": "/data/minisqs.db", "MINISQS_FSYNC": "never", "MINISQS_SKIP_COOLDOWNS": "true"},
+		{name: "environment", env: map[string]string{"MINISQS_ADDR": "0.0.0.0:9324", "MINISQS_DB": "/data/minisqs.db", "MINISQS_FSYNC": "never", "MINISQS_SKIP_COOLDOWNS": "true",
+			"MINISQS_CONFIG": "queues.json", "MINISQS_QUEUES": "orders,events.fifo"},
 			want: func(c *config) {
 				c.Addr, c.DB, c.Fsync, c.SkipCooldowns = "0.0.0.0:9324", "/data/minisqs.db", engine.FsyncNever, true
+				c.ConfigFile, c.Queues = "queues.json", "orders,events.fifo"
 			}},
 		{name: "flag beats environment", args: []string{"--addr", "127.0.0.1:1"}, env: map[string]string{"MINISQS_ADDR": "127.0.0.1:2"},
 			want: func(c *config) { c.Addr = "127.0.0.1:1" }},
+		{name: "admin token", env: map[string]string{"MINISQS_API_TOKEN": "s3cret"},
+			want: func(c *config) { c.Tokens = map[string]rest.Role{"s3cret": rest.RoleAdmin} }},
 		{name: "bad fsync", args: []string{"--fsync", "sometimes"}, wantErr: true},
 		{name: "bad account", env: map[string]string{"MINISQS_ACCOUNT_ID": "abc"}, wantErr: true},
 		{name: "bad base url", args: []string{"--base-url", "localhost:9324"}, wantErr: true},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: true},
 		{name: "bad log format", args: []string{"--log-format", "xml"}, wantErr: true},
+		{name: "bad queue name", env: map[string]string{"MINISQS_QUEUES": "orders,new orders"}, wantErr: true},
+		{name: "queue named twice", args: []string{"--queues", "a,a"}, wantErr: true},
 		{name: "bad bool", env: map[string]string{"MINISQS_SKIP_COOLDOWNS": "maybe"}, wantErr: true},
 		{name: "stray argument", args: []string{"serve"}, wantErr: true},
 		{name: "unknown flag", args: []string{"--port", "1"}, wantErr: true},
@@ -56,9 +69,40 @@ func TestParseConfig(t *testing.T) {
 			}
 			want := defaults
 			tt.want(&want)
-			if got != want {
+			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %+v\nwant %+v", got, want)
 			}
 		})
+	}
+}
+
+func TestLoadTokens(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good", "# roles\nproducer p-token\n\nconsumer c-token\ninspector i-token\n")
+	got, err := loadTokens("root", good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]rest.Role{"root": rest.RoleAdmin, "p-token": rest.RoleProducer, "c-token": rest.RoleConsumer, "i-token": rest.RoleInspector}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("tokens %v, want %v", got, want)
+	}
+	if got, err := loadTokens("", ""); err != nil || got != nil {
+		t.Errorf("no tokens: %v %v, want none (an open API)", got, err)
+	}
+	for _, bad := range []string{"superuser x\n", "producer\n", "producer \n"} {
+		if _, err := loadTokens("", write("bad", bad)); err == nil || !strings.Contains(err.Error(), "bad:1") {
+			t.Errorf("%q: error %v, want one naming the file and line", bad, err)
+		}
+	}
+	if _, err := loadTokens("", filepath.Join(dir, "missing")); err == nil {
+		t.Error("a missing token file was accepted")
 	}
 }

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/queueconfig"
 	"github.com/minisqs/minisqs/server"
 )
 
@@ -56,9 +58,14 @@ func run(cfg config) error {
 		log = slog.New(slog.NewTextHandler(os.Stderr, opts))
 	}
 	start := time.Now()
+	queues, err := loadQueues(cfg)
+	if err != nil {
+		return err
+	}
 	srv, err := server.Start(server.Config{
 		Addr: cfg.Addr, DB: cfg.DB, Fsync: cfg.Fsync, Region: cfg.Region, AccountID: cfg.AccountID,
-		BaseURL: cfg.BaseURL, SkipCooldowns: cfg.SkipCooldowns, Logger: log,
+		BaseURL: cfg.BaseURL, SkipCooldowns: cfg.SkipCooldowns, Logger: log, Tokens: cfg.Tokens,
+		Init: func(e *engine.Engine) error { return createQueues(e, queues, log) },
 	})
 	if err != nil {
 		return err
@@ -81,6 +88,47 @@ func run(cfg config) error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	return srv.Shutdown(ctx)
+}
+
+// loadQueues reads the queues to create at start: the config file's and
+// the list's.
+func loadQueues(cfg config) (*queueconfig.Config, error) {
+	var file *queueconfig.Config
+	if cfg.ConfigFile != "" {
+		var err error
+		if file, err = queueconfig.Load(cfg.ConfigFile); err != nil {
+			return nil, err
+		}
+	}
+	list, err := queueconfig.ParseList("queues", cfg.Queues)
+	if err != nil {
+		return nil, err
+	}
+	return queueconfig.Merge(file, list)
+}
+
+// createQueues makes the configured queues before the server takes
+// requests. Queues kept in a db file from an earlier run are left as they
+// are when their settings match.
+func createQueues(e *engine.Engine, queues *queueconfig.Config, log *slog.Logger) error {
+	if len(queues.Queues) == 0 {
+		return nil
+	}
+	results, err := queueconfig.Apply(e, queues)
+	if err != nil {
+		return err
+	}
+	n := map[queueconfig.Action]int{}
+	for _, r := range results {
+		n[r.Action]++
+		level := slog.LevelDebug
+		if r.Action == queueconfig.Updated {
+			level = slog.LevelInfo
+		}
+		log.Log(context.Background(), level, "queue from configuration", "queue", r.Queue.Name(), "action", string(r.Action), "declared", r.Source.String())
+	}
+	log.Info("queues from configuration", "created", n[queueconfig.Created], "unchanged", n[queueconfig.Unchanged], "updated", n[queueconfig.Updated])
+	return nil
 }
 
 // checkHealth asks the server listening on addr for /health; it needs no

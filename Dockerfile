@@ -1,0 +1,31 @@
+# minisqs: an Amazon SQS emulator in a scratch image.
+#
+#   docker build -t minisqs/minisqs .
+#   docker run --rm -p 9324:9324 minisqs/minisqs
+#
+# GO_IMAGE is the build stage's Go toolchain. It defaults to the official
+# image; machines that cannot reach a registry build a local one
+# (scripts/go-base-image.sh) and pass --build-arg GO_IMAGE=<its tag>.
+ARG GO_IMAGE=golang:1.26
+
+FROM ${GO_IMAGE} AS build
+WORKDIR /src
+# No separate `go mod download` layer: go.mod also lists the compat tests'
+# clients (aws-sdk-go alone is a 30 MB download), and go build fetches only
+# the modules the server imports.
+COPY . .
+# A static binary, and the database directory owned by the user the server
+# runs as, so that a fresh volume mounted at /data is writable. One RUN and
+# one COPY keep the layers few (each is a full copy on the vfs driver CI uses).
+RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w" -o /rootfs/minisqs ./cmd/minisqs \
+    && mkdir /rootfs/data && chown 65532:65532 /rootfs/data
+
+FROM scratch
+COPY --from=build /rootfs/ /
+USER 65532:65532
+ENV MINISQS_ADDR=0.0.0.0:9324
+EXPOSE 9324
+# Keep queues and messages with --db /data/minisqs.db (or MINISQS_DB).
+VOLUME /data
+HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 CMD ["/minisqs", "healthcheck"]
+ENTRYPOINT ["/minisqs"]

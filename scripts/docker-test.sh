@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# docker-test.sh proves the Docker path end to end with a real engine:
+#
+#   1. installs Debian's docker.io if there is no dockerd, and starts dockerd
+#      (vfs storage, which works inside containers and VMs alike) unless one
+#      answers already; one it started is stopped again on exit;
+#   2. builds the local Go base image (scripts/go-base-image.sh) and the
+#      image from the repository's Dockerfile, tagged $MINISQS_IMAGE;
+#   3. prints the image's size (and fails over $MAX_IMAGE_MB), and the median
+#      over $RUNS runs of the time from `docker run` to the first answered
+#      /health, and of the same for the bare binary;
+#   4. runs the testcontainers module's tests against the image.
+#
+# Run it as root from anywhere: scripts/docker-test.sh
+# Settings: MINISQS_IMAGE (minisqs/minisqs:test), RUNS (5), MAX_IMAGE_MB (15),
+# DOCKERD_LOG (/tmp/minisqs-dockerd.log), KEEP_DOCKERD=1 to leave a dockerd it
+# started running, SKIP_BUILD=1 to reuse an image already built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+image=${MINISQS_IMAGE:-minisqs/minisqs:test}
+runs=${RUNS:-5}
+max_mb=${MAX_IMAGE_MB:-15}
+dockerd_log=${DOCKERD_LOG:-/tmp/minisqs-dockerd.log}
+
+say() { echo "docker-test: $*"; }
+
+# --- 1. Docker engine ------------------------------------------------------
+
+if ! command -v dockerd >/dev/null; then
+  if [ "$(id -u)" -ne 0 ]; then
+    say "no dockerd; run as root to install docker.io" >&2
+    exit 1
+  fi
+  say "installing docker.io"
+  # Another process may hold apt's lock; wait for it rather than fail.
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq docker.io >/dev/null
+fi
+
+dockerd_pid=
+cleanup() {
+  local rc=$?
+  if [ -n "${timing_cid:-}" ]; then docker rm -f "$timing_cid" >/dev/null 2>&1 || true; fi
+  if [ -n "${binary_pid:-}" ]; then kill "$binary_pid" 2>/dev/null || true; fi
+  if [ -n "$dockerd_pid" ] && [ -z "${KEEP_DOCKERD:-}" ]; then
+    say "stopping the dockerd it started (pid $dockerd_pid)"
+    kill "$dockerd_pid" 2>/dev/null || true
+    wait "$dockerd_pid" 2>/dev/null || true
+  fi
+  exit $rc
+}
+trap cleanup EXIT
+
+if ! docker info >/dev/null 2>&1; then
+  say "starting dockerd --storage-driver=vfs (log: $dockerd_log)"
+  dockerd --storage-driver=vfs >"$dockerd_log" 2>&1 &
+  dockerd_pid=$!
+  for _ in $(seq 1 120); do
+    docker info >/dev/null 2>&1 && break
+    if ! kill -0 "$dockerd_pid" 2>/dev/null; then
+      say "dockerd exited; its log:" >&2
+      tail -n 30 "$dockerd_log" >&2
+      exit 1
+    fi
+    sleep 0.5
+  done
+  docker info >/dev/null 2>&1 || { say "dockerd did not answer within 60s" >&2; tail -n 30 "$dockerd_log" >&2; exit 1; }
+fi
+say "docker engine $(docker version --format '{{.Server.Version}}')"
+
+# --- 2. Images -------------------------------------------------------------
+
+if [ -n "${SKIP_BUILD:-}" ] && docker image inspect "$image" >/dev/null 2>&1; then
+  say "SKIP_BUILD: using the $image there is"
+else
+  # Without buildx the docker CLI falls back to the classic builder, unless
+  # told to use BuildKit; the Dockerfile needs nothing BuildKit-only.
+  docker buildx version >/dev/null 2>&1 || export DOCKER_BUILDKIT=0
+  go_image=$(scripts/go-base-image.sh)
+  say "building $image with GO_IMAGE=$go_image (log: /tmp/minisqs-docker-build.log)"
+  start=$(date +%s)
+  docker build --build-arg GO_IMAGE="$go_image" -t "$image" . >/tmp/minisqs-docker-build.log 2>&1 || {
+    tail -n 40 /tmp/minisqs-docker-build.log >&2
+    exit 1
+  }
+  say "built in $(($(date +%s) - start))s"
+fi
+
+# --- 3. Figures ------------------------------------------------------------
+
+size=$(docker image inspect --format '{{.Size}}' "$image")
+size_mb=$(awk -v b="$size" 'BEGIN { printf "%.2f", b / 1000000 }')
+say "image size: ${size_mb} MB ($size bytes; target under ${max_mb} MB)"
+if [ "$size" -ge $((max_mb * 1000000)) ]; then
+  say "image is over ${max_mb} MB" >&2
+  exit 1
+fi
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# healthy PORT: does something on 127.0.0.1:PORT answer /health with 200?
+# Plain bash, so the figures need no curl.
+healthy() {
+  local status
+  { exec 3<>"/dev/tcp/127.0.0.1/$1"; } 2>/dev/null || return 1
+  printf 'GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+  IFS= read -r -t 2 status <&3 || status=
+  exec 3>&-
+  [[ $status == *" 200 "* ]]
+}
+
+# wait_healthy PORT: poll until /health answers, for up to 30 s.
+wait_healthy() {
+  local deadline=$(($(now_ms) + 30000))
+  until healthy "$1"; do
+    [ "$(now_ms)" -lt "$deadline" ] || return 1
+    sleep 0.002
+  done
+}
+
+# free_port: a port on 127.0.0.1 where nothing listens, below Linux's
+# ephemeral range (32768 up) so no outgoing connection holds it either.
+free_port() {
+  local p
+  for p in $(shuf -i 20000-32000 -n 50); do
+    if ! { exec 3<>"/dev/tcp/127.0.0.1/$p"; } 2>/dev/null; then
+      echo "$p"
+      return
+    fi
+    exec 3>&-
+  done
+  return 1
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
+docker_times=()
+for i in $(seq 1 "$runs"); do
+  port=$(free_port)
+  t0=$(now_ms)
+  timing_cid=$(docker run -d -p "127.0.0.1:$port:9324" "$image")
+  wait_healthy "$port" || { say "container did not answer /health" >&2; docker logs "$timing_cid" >&2; exit 1; }
+  docker_times+=($(($(now_ms) - t0)))
+  docker rm -f "$timing_cid" >/dev/null
+  timing_cid=
+done
+say "docker run → first /health answer: median $(printf '%s\n' "${docker_times[@]}" | median) ms over $runs runs (each: ${docker_times[*]} ms)"
+
+bin=$(mktemp -d)/minisqs
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin" ./cmd/minisqs
+binary_times=()
+for i in $(seq 1 "$runs"); do
+  port=$(free_port)
+  t0=$(now_ms)
+  "$bin" --addr "127.0.0.1:$port" --log-level warn &
+  binary_pid=$!
+  wait_healthy "$port" || { say "binary did not answer /health" >&2; exit 1; }
+  binary_times+=($(($(now_ms) - t0)))
+  kill "$binary_pid"
+  wait "$binary_pid" || true
+  binary_pid=
+done
+rm -rf "$(dirname "$bin")"
+say "binary start → first /health answer: median $(printf '%s\n' "${binary_times[@]}" | median) ms over $runs runs (each: ${binary_times[*]} ms)"
+
+# --- 4. The testcontainers module's tests ----------------------------------
+
+say "testcontainers module tests against $image"
+cd "$root/testcontainers"
+export MINISQS_IMAGE="$image"
+export MINISQS_REQUIRE_DOCKER=1            # fail, not skip, without an engine
+export TESTCONTAINERS_RYUK_DISABLED=true   # the reaper's image cannot be pulled here
+export TESTCONTAINERS_HOST_OVERRIDE=localhost
+go vet ./...
+go test -race -count=1 ./...
