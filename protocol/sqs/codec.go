@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -96,8 +97,17 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	buf.WriteString("<ResponseMetadata><RequestId>" + id + "</RequestId></ResponseMetadata></" + name + "Response>")
-	w.Header().Set("Content-Type", "text/xml")
-	w.Write(buf.Bytes())
+	writeBody(w, http.StatusOK, "text/xml", buf.Bytes())
+}
+
+// writeBody answers with a complete body and its Content-Length, as SQS
+// does; without the length, net/http would send larger answers chunked.
+func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
 }
 
 type xmlErrorResponse struct {
@@ -121,9 +131,7 @@ func writeXMLError(w http.ResponseWriter, id string, err error) {
 	resp.Error.Message = we.queryMessage(msg)
 	resp.RequestID = id
 	b, _ := xml.Marshal(resp)
-	w.Header().Set("Content-Type", "text/xml")
-	w.WriteHeader(we.status)
-	w.Write(append([]byte(`<?xml version="1.0"?>`+"\n"), b...))
+	writeBody(w, we.status, "text/xml", append([]byte(`<?xml version="1.0"?>`+"\n"), b...))
 }
 
 // ServeJSON answers a JSON-protocol request: X-Amz-Target names the action
@@ -161,8 +169,7 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	w.Header().Set("Content-Type", jsonContentType)
-	w.Write(b)
+	writeBody(w, http.StatusOK, jsonContentType, b)
 }
 
 func writeJSONError(w http.ResponseWriter, err error) {
@@ -171,10 +178,8 @@ func writeJSONError(w http.ResponseWriter, err error) {
 		Type    string `json:"__type"`
 		Message string `json:"message"`
 	}{shapePrefix + we.shape, msg})
-	w.Header().Set("Content-Type", jsonContentType)
 	w.Header().Set("x-amzn-query-error", we.queryCode+";"+we.faultType())
-	w.WriteHeader(we.status)
-	w.Write(b)
+	writeBody(w, we.status, jsonContentType, b)
 }
 
 // IsJSONRequest reports whether r uses the JSON protocol.
