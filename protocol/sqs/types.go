@@ -107,50 +107,60 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// CreateQueueInput is the input of the CreateQueue action.
 type CreateQueueInput struct {
 	QueueName  string            `json:"QueueName" query:"QueueName"`
 	Attributes map[string]string `json:"Attributes" query:"Attribute,map,Name,Value"`
 	Tags       map[string]string `json:"tags" query:"Tag,map,Key,Value"`
 }
 
+// QueueURLOutput is the result of CreateQueue and GetQueueUrl.
 type QueueURLOutput struct {
 	QueueUrl string `json:"QueueUrl" xml:"QueueUrl"`
 }
 
+// GetQueueUrlInput is the input of the GetQueueUrl action.
 type GetQueueUrlInput struct {
 	QueueName              string `json:"QueueName" query:"QueueName"`
 	QueueOwnerAWSAccountId string `json:"QueueOwnerAWSAccountId" query:"QueueOwnerAWSAccountId"`
 }
 
+// ListQueuesInput is the input of the ListQueues action.
 type ListQueuesInput struct {
 	QueueNamePrefix string `json:"QueueNamePrefix" query:"QueueNamePrefix"`
 	MaxResults      *int   `json:"MaxResults" query:"MaxResults"`
 	NextToken       string `json:"NextToken" query:"NextToken"`
 }
 
+// ListQueuesOutput is the result of the ListQueues action.
 type ListQueuesOutput struct {
 	QueueUrls []string `json:"QueueUrls,omitempty" xml:"QueueUrl"`
 	NextToken string   `json:"NextToken,omitempty" xml:"NextToken,omitempty"`
 }
 
+// QueueInput is the input of the actions that name only a queue.
 type QueueInput struct {
 	QueueUrl string `json:"QueueUrl" query:"QueueUrl"`
 }
 
+// GetQueueAttributesInput is the input of the GetQueueAttributes action.
 type GetQueueAttributesInput struct {
 	QueueUrl       string   `json:"QueueUrl" query:"QueueUrl"`
 	AttributeNames []string `json:"AttributeNames" query:"AttributeName,list"`
 }
 
+// GetQueueAttributesOutput is the result of the GetQueueAttributes action.
 type GetQueueAttributesOutput struct {
 	Attributes attributeMap `json:"Attributes,omitempty" xml:"Attribute,omitempty"`
 }
 
+// SetQueueAttributesInput is the input of the SetQueueAttributes action.
 type SetQueueAttributesInput struct {
 	QueueUrl   string            `json:"QueueUrl" query:"QueueUrl"`
 	Attributes map[string]string `json:"Attributes" query:"Attribute,map,Name,Value"`
 }
 
+// SendMessageInput is the input of the SendMessage action.
 type SendMessageInput struct {
 	QueueUrl                string                           `json:"QueueUrl" query:"QueueUrl"`
 	MessageBody             *string                          `json:"MessageBody" query:"MessageBody"`
@@ -161,6 +171,7 @@ type SendMessageInput struct {
 	MessageGroupId          string                           `json:"MessageGroupId" query:"MessageGroupId"`
 }
 
+// SendMessageOutput is the result of the SendMessage action.
 type SendMessageOutput struct {
 	MD5OfMessageBody             string `json:"MD5OfMessageBody" xml:"MD5OfMessageBody"`
 	MD5OfMessageAttributes       string `json:"MD5OfMessageAttributes,omitempty" xml:"MD5OfMessageAttributes,omitempty"`
@@ -169,6 +180,7 @@ type SendMessageOutput struct {
 	SequenceNumber               string `json:"SequenceNumber,omitempty" xml:"SequenceNumber,omitempty"`
 }
 
+// SendMessageBatchEntry is one entry of a batch request or result.
 type SendMessageBatchEntry struct {
 	Id                      string                           `json:"Id" query:"Id"`
 	MessageBody             *string                          `json:"MessageBody" query:"MessageBody"`
@@ -179,11 +191,13 @@ type SendMessageBatchEntry struct {
 	MessageGroupId          string                           `json:"MessageGroupId" query:"MessageGroupId"`
 }
 
+// SendMessageBatchInput is the input of the SendMessageBatch action.
 type SendMessageBatchInput struct {
 	QueueUrl string                  `json:"QueueUrl" query:"QueueUrl"`
 	Entries  []SendMessageBatchEntry `json:"Entries" query:"SendMessageBatchRequestEntry,list"`
 }
 
+// SendMessageBatchResultEntry is one entry of a batch request or result.
 type SendMessageBatchResultEntry struct {
 	Id string `json:"Id" xml:"Id"`
 	SendMessageOutput
@@ -197,11 +211,13 @@ type BatchResultErrorEntry struct {
 	Message     string `json:"Message,omitempty" xml:"Message,omitempty"`
 }
 
+// SendMessageBatchOutput is the result of the SendMessageBatch action.
 type SendMessageBatchOutput struct {
 	Successful []SendMessageBatchResultEntry `json:"Successful" xml:"SendMessageBatchResultEntry"`
 	Failed     []BatchResultErrorEntry       `json:"Failed" xml:"BatchResultErrorEntry"`
 }
 
+// ReceiveMessageInput is the input of the ReceiveMessage action.
 type ReceiveMessageInput struct {
 	QueueUrl                    string   `json:"QueueUrl" query:"QueueUrl"`
 	AttributeNames              []string `json:"AttributeNames" query:"AttributeName,list"`
@@ -224,81 +240,97 @@ type Message struct {
 	MessageAttributes      messageAttributeMap `json:"MessageAttributes,omitempty" xml:"MessageAttribute,omitempty"`
 }
 
+// ReceiveMessageOutput is the result of the ReceiveMessage action.
 type ReceiveMessageOutput struct {
 	Messages []Message `json:"Messages,omitempty" xml:"Message"`
 }
 
+// DeleteMessageInput is the input of the DeleteMessage action.
 type DeleteMessageInput struct {
 	QueueUrl      string `json:"QueueUrl" query:"QueueUrl"`
 	ReceiptHandle string `json:"ReceiptHandle" query:"ReceiptHandle"`
 }
 
+// DeleteMessageBatchEntry is one entry of a batch request or result.
 type DeleteMessageBatchEntry struct {
 	Id            string `json:"Id" query:"Id"`
 	ReceiptHandle string `json:"ReceiptHandle" query:"ReceiptHandle"`
 }
 
+// DeleteMessageBatchInput is the input of the DeleteMessageBatch action.
 type DeleteMessageBatchInput struct {
 	QueueUrl string                    `json:"QueueUrl" query:"QueueUrl"`
 	Entries  []DeleteMessageBatchEntry `json:"Entries" query:"DeleteMessageBatchRequestEntry,list"`
 }
 
+// BatchResultEntry is one entry of a batch request or result.
 type BatchResultEntry struct {
 	Id string `json:"Id" xml:"Id"`
 }
 
+// DeleteMessageBatchOutput is the result of the DeleteMessageBatch action.
 type DeleteMessageBatchOutput struct {
 	Successful []BatchResultEntry      `json:"Successful" xml:"DeleteMessageBatchResultEntry"`
 	Failed     []BatchResultErrorEntry `json:"Failed" xml:"BatchResultErrorEntry"`
 }
 
+// ChangeMessageVisibilityInput is the input of the ChangeMessageVisibility action.
 type ChangeMessageVisibilityInput struct {
 	QueueUrl          string `json:"QueueUrl" query:"QueueUrl"`
 	ReceiptHandle     string `json:"ReceiptHandle" query:"ReceiptHandle"`
 	VisibilityTimeout *int   `json:"VisibilityTimeout" query:"VisibilityTimeout"`
 }
 
+// ChangeMessageVisibilityBatchEntry is one entry of a batch request or result.
 type ChangeMessageVisibilityBatchEntry struct {
 	Id                string `json:"Id" query:"Id"`
 	ReceiptHandle     string `json:"ReceiptHandle" query:"ReceiptHandle"`
 	VisibilityTimeout *int   `json:"VisibilityTimeout" query:"VisibilityTimeout"`
 }
 
+// ChangeMessageVisibilityBatchInput is the input of the ChangeMessageVisibilityBatch action.
 type ChangeMessageVisibilityBatchInput struct {
 	QueueUrl string                              `json:"QueueUrl" query:"QueueUrl"`
 	Entries  []ChangeMessageVisibilityBatchEntry `json:"Entries" query:"ChangeMessageVisibilityBatchRequestEntry,list"`
 }
 
+// ChangeMessageVisibilityBatchOutput is the result of the ChangeMessageVisibilityBatch action.
 type ChangeMessageVisibilityBatchOutput struct {
 	Successful []BatchResultEntry      `json:"Successful" xml:"ChangeMessageVisibilityBatchResultEntry"`
 	Failed     []BatchResultErrorEntry `json:"Failed" xml:"BatchResultErrorEntry"`
 }
 
+// TagQueueInput is the input of the TagQueue action.
 type TagQueueInput struct {
 	QueueUrl string            `json:"QueueUrl" query:"QueueUrl"`
 	Tags     map[string]string `json:"Tags" query:"Tag,map,Key,Value"`
 }
 
+// UntagQueueInput is the input of the UntagQueue action.
 type UntagQueueInput struct {
 	QueueUrl string   `json:"QueueUrl" query:"QueueUrl"`
 	TagKeys  []string `json:"TagKeys" query:"TagKey,list"`
 }
 
+// ListQueueTagsOutput is the result of the ListQueueTags action.
 type ListQueueTagsOutput struct {
 	Tags tagMap `json:"Tags,omitempty" xml:"Tag,omitempty"`
 }
 
+// ListDeadLetterSourceQueuesInput is the input of the ListDeadLetterSourceQueues action.
 type ListDeadLetterSourceQueuesInput struct {
 	QueueUrl   string `json:"QueueUrl" query:"QueueUrl"`
 	MaxResults *int   `json:"MaxResults" query:"MaxResults"`
 	NextToken  string `json:"NextToken" query:"NextToken"`
 }
 
+// ListDeadLetterSourceQueuesOutput is the result of the ListDeadLetterSourceQueues action.
 type ListDeadLetterSourceQueuesOutput struct {
 	QueueUrls []string `json:"queueUrls" xml:"QueueUrl"`
 	NextToken string   `json:"NextToken,omitempty" xml:"NextToken,omitempty"`
 }
 
+// AddPermissionInput is the input of the AddPermission action.
 type AddPermissionInput struct {
 	QueueUrl      string   `json:"QueueUrl" query:"QueueUrl"`
 	Label         string   `json:"Label" query:"Label"`
@@ -306,34 +338,41 @@ type AddPermissionInput struct {
 	Actions       []string `json:"Actions" query:"ActionName,list"`
 }
 
+// RemovePermissionInput is the input of the RemovePermission action.
 type RemovePermissionInput struct {
 	QueueUrl string `json:"QueueUrl" query:"QueueUrl"`
 	Label    string `json:"Label" query:"Label"`
 }
 
+// StartMessageMoveTaskInput is the input of the StartMessageMoveTask action.
 type StartMessageMoveTaskInput struct {
 	SourceArn                    string `json:"SourceArn" query:"SourceArn"`
 	DestinationArn               string `json:"DestinationArn" query:"DestinationArn"`
 	MaxNumberOfMessagesPerSecond *int   `json:"MaxNumberOfMessagesPerSecond" query:"MaxNumberOfMessagesPerSecond"`
 }
 
+// StartMessageMoveTaskOutput is the result of the StartMessageMoveTask action.
 type StartMessageMoveTaskOutput struct {
 	TaskHandle string `json:"TaskHandle" xml:"TaskHandle"`
 }
 
+// CancelMessageMoveTaskInput is the input of the CancelMessageMoveTask action.
 type CancelMessageMoveTaskInput struct {
 	TaskHandle string `json:"TaskHandle" query:"TaskHandle"`
 }
 
+// CancelMessageMoveTaskOutput is the result of the CancelMessageMoveTask action.
 type CancelMessageMoveTaskOutput struct {
 	ApproximateNumberOfMessagesMoved int64 `json:"ApproximateNumberOfMessagesMoved" xml:"ApproximateNumberOfMessagesMoved"`
 }
 
+// ListMessageMoveTasksInput is the input of the ListMessageMoveTasks action.
 type ListMessageMoveTasksInput struct {
 	SourceArn  string `json:"SourceArn" query:"SourceArn"`
 	MaxResults *int   `json:"MaxResults" query:"MaxResults"`
 }
 
+// ListMessageMoveTasksResultEntry is one entry of a batch request or result.
 type ListMessageMoveTasksResultEntry struct {
 	TaskHandle                        string `json:"TaskHandle,omitempty" xml:"TaskHandle,omitempty"`
 	Status                            string `json:"Status" xml:"Status"`
@@ -346,6 +385,7 @@ type ListMessageMoveTasksResultEntry struct {
 	StartedTimestamp                  int64  `json:"StartedTimestamp" xml:"StartedTimestamp"`
 }
 
+// ListMessageMoveTasksOutput is the result of the ListMessageMoveTasks action.
 type ListMessageMoveTasksOutput struct {
 	Results []ListMessageMoveTasksResultEntry `json:"Results,omitempty" xml:"ListMessageMoveTasksResultEntry"`
 }
