@@ -1,11 +1,8 @@
 package compat
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"strconv"
 	"sync"
 	"testing"
@@ -32,11 +29,7 @@ func benchmarkHTTPCycle(b *testing.B, clients int) {
 	p := startProcess(b)
 	cycles := make([]func(), clients)
 	for i := range cycles {
-		c := jsonClient(b, p.URL)
-		c = sqsv2.New(c.Options(), func(o *sqsv2.Options) {
-			o.HTTPClient = &http.Client{Transport: bufferedTransport{http.DefaultTransport}}
-		})
-		cycles[i] = cycleOnNewQueue(b, c, fmt.Sprintf("bench-%d", i))
+		cycles[i] = cycleOnNewQueue(b, processClient(b, p.URL), fmt.Sprintf("bench-%d", i))
 	}
 	run := func(n int) {
 		var wg sync.WaitGroup
@@ -106,27 +99,4 @@ func cycleOnNewQueue(b *testing.B, c *sqsv2.Client, name string) func() {
 			got += len(r.Messages)
 		}
 	}
-}
-
-// bufferedTransport reads each answer whole before handing it on.
-// aws-sdk-go-v2 closes a request's body as soon as the answer's headers
-// arrive (aws/aws-sdk-go-v2#2737); against a server as close as this one,
-// that can come before Go's transport has finished with the body, which
-// then tears the connection down under the answer, and the SDK retries the
-// call. A retried ReceiveMessage finds its messages already in flight, and
-// the benchmark would wait out their visibility timeout.
-type bufferedTransport struct{ next http.RoundTripper }
-
-func (t bufferedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	return resp, nil
 }

@@ -748,7 +748,7 @@ func TestMoveTaskAcrossRestart(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "minisqs.db")
 	p := startProcess(t, "--db", db)
-	c := jsonClient(t, p.URL)
+	c := processClient(t, p.URL)
 
 	if _, err := c.CreateQueue(ctx, &sqsv2.CreateQueueInput{QueueName: awsv2.String("jobs-dlq")}); err != nil {
 		t.Fatal(err)
@@ -804,7 +804,7 @@ func TestMoveTaskAcrossRestart(t *testing.T) {
 	mvTerminate(t, p)
 
 	p = startProcess(t, "--db", db)
-	c = jsonClient(t, p.URL)
+	c = processClient(t, p.URL)
 	deadline := time.Now().Add(10 * time.Second)
 	var after types.ListMessageMoveTasksResultEntry
 	for {

@@ -28,7 +28,7 @@ func TestPersistenceAcrossRestarts(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "minisqs.db")
 			args := []string{"--db", db, "--fsync", tc.fsync}
 			p := startProcess(t, args...)
-			c := jsonClient(t, p.URL)
+			c := processClient(t, p.URL)
 
 			if _, err := c.CreateQueue(ctx, &sqsv2.CreateQueueInput{QueueName: awsv2.String("orders-dlq")}); err != nil {
 				t.Fatal(err)
@@ -67,7 +67,7 @@ func TestPersistenceAcrossRestarts(t *testing.T) {
 				p.stop(t)
 			}
 			p = startProcess(t, args...)
-			c = jsonClient(t, p.URL)
+			c = processClient(t, p.URL)
 
 			got, err := c.GetQueueAttributes(ctx, &sqsv2.GetQueueAttributesInput{QueueUrl: q.QueueUrl, AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameAll}})
 			if err != nil {

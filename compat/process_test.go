@@ -2,7 +2,9 @@ package compat
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	sqsv2 "github.com/aws/aws-sdk-go-v2/service/sqs"
 )
 
 var (
@@ -141,4 +145,37 @@ func (p *process) cpuTime(t testing.TB) (user, system time.Duration) {
 	stime, _ := strconv.ParseInt(fields[12], 10, 64)
 	const ticksPerSecond = 100 // USER_HZ on Linux
 	return time.Duration(utime) * time.Second / ticksPerSecond, time.Duration(stime) * time.Second / ticksPerSecond
+}
+
+// processClient is jsonClient for a server in its own process: its
+// transport reads each answer whole, since the SDK's early close of request
+// bodies (below) can otherwise make it retry calls a local server has
+// already answered.
+func processClient(t testing.TB, endpoint string) *sqsv2.Client {
+	return sqsv2.New(jsonClient(t, endpoint).Options(), func(o *sqsv2.Options) {
+		o.HTTPClient = &http.Client{Timeout: 30 * time.Second, Transport: bufferedTransport{http.DefaultTransport}}
+	})
+}
+
+// bufferedTransport reads each answer whole before handing it on.
+// aws-sdk-go-v2 closes a request's body as soon as the answer's headers
+// arrive (aws/aws-sdk-go-v2#2737); against a server as close as this one,
+// that can come before Go's transport has finished with the body, which
+// then tears the connection down under the answer, and the SDK retries the
+// call. A retried ReceiveMessage finds its messages already in flight, and
+// a test or benchmark would wait out their visibility timeout.
+type bufferedTransport struct{ next http.RoundTripper }
+
+func (t bufferedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
 }
