@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -201,5 +202,57 @@ func TestDeliveryStopsWithSubscription(t *testing.T) {
 	q.Send([]engine.NewMessage{{Body: "two"}})
 	if c := q.Counts(); c.Visible != 1 {
 		t.Errorf("counts after unsubscribing %+v, want the new message left visible", c)
+	}
+}
+
+// TestDeliveryResumesAfterRestart keeps a subscription in a db file: after
+// the engine is closed and opened again, a new deliverer delivers the
+// messages sent before the restart.
+func TestDeliveryResumesAfterRestart(t *testing.T) {
+	clock := engine.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	path := filepath.Join(t.TempDir(), "minisqs.db")
+	ep := &endpoint{deliveries: map[string]int{}}
+	srv := httptest.NewServer(ep)
+	defer srv.Close()
+
+	e, err := engine.Open(engine.Options{Clock: clock, Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := e.CreateQueue("events", engine.AttributeUpdate{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.PutSubscription(srv.URL, 10, 0); err != nil {
+		t.Fatal(err)
+	}
+	q.Send([]engine.NewMessage{{Body: "before"}, {Body: "restart"}})
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e, err = engine.Open(engine.Options{Clock: clock, Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	d := Start(e, slog.New(slog.DiscardHandler))
+	defer d.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for got, _ := ep.snapshot(); len(got) < 2; got, _ = ep.snapshot() {
+		if time.Now().After(deadline) {
+			t.Fatalf("delivered %v after the restart, want both messages", got)
+		}
+		time.Sleep(time.Millisecond) // let the deliverer post
+	}
+	if got, _ := ep.snapshot(); !slices.Equal(got, []string{"before", "restart"}) {
+		t.Errorf("delivered %v", got)
+	}
+	q, err = e.Queue("events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub, ok := q.Subscription(); !ok || sub.Endpoint != srv.URL {
+		t.Errorf("subscription after restart: %+v %v", sub, ok)
 	}
 }
