@@ -259,8 +259,8 @@ func cliScenario(t *testing.T, path string, env []string, protocol string) {
 	}
 	c.ok(t, &sent, "send-message", "--queue-url", qu, "--message-body", body, "--message-attributes", msgAttrs)
 	wantAttrMD5 := qMD5OfAttributes(cliAttrMap(t, msgAttrs))
-	if sent.MessageId == "" || sent.MD5OfMessageBody != qMD5(body) || sent.MD5OfMessageAttributes != wantAttrMD5 {
-		t.Fatalf("send-message = %+v, want body MD5 %s, attributes MD5 %s", sent, qMD5(body), wantAttrMD5)
+	if sent.MessageId == "" || sent.MD5OfMessageBody != refMD5(body) || sent.MD5OfMessageAttributes != wantAttrMD5 {
+		t.Fatalf("send-message = %+v, want body MD5 %s, attributes MD5 %s", sent, refMD5(body), wantAttrMD5)
 	}
 
 	// receive-message with every system and message attribute.
@@ -284,7 +284,7 @@ func cliScenario(t *testing.T, path string, env []string, protocol string) {
 		t.Fatalf("received %d messages, want 1", len(got.Messages))
 	}
 	m := got.Messages[0]
-	if m.MessageId != sent.MessageId || m.Body != body || m.MD5OfBody != qMD5(body) || m.ReceiptHandle == "" {
+	if m.MessageId != sent.MessageId || m.Body != body || m.MD5OfBody != refMD5(body) || m.ReceiptHandle == "" {
 		t.Fatalf("received %+v\nwant body %q, id %s", m, body, sent.MessageId)
 	}
 	if m.Attributes["ApproximateReceiveCount"] != "1" || m.Attributes["SenderId"] != "000000000000" ||

@@ -1,8 +1,15 @@
 package compat
 
 import (
+	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/binary"
+	"encoding/hex"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,4 +94,45 @@ func waitForWaiters(t testing.TB, c *engine.ManualClock, n int) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// refAttribute is a message attribute in no SDK's types.
+type refAttribute struct {
+	dataType, stringValue string
+	binaryValue           []byte
+}
+
+// refMD5OfAttributes computes MD5OfMessageAttributes independently of
+// minisqs, as the SQS docs describe it: attributes sorted by name; for each,
+// length-prefixed name, length-prefixed data type, a transport byte (1 for
+// String and Number, 2 for Binary) and the length-prefixed value; lengths
+// 4-byte big-endian. No attributes digest to "".
+func refMD5OfAttributes(attrs map[string]refAttribute) string {
+	if len(attrs) == 0 {
+		return ""
+	}
+	var buf bytes.Buffer
+	put := func(b []byte) {
+		binary.Write(&buf, binary.BigEndian, uint32(len(b)))
+		buf.Write(b)
+	}
+	for _, n := range slices.Sorted(maps.Keys(attrs)) {
+		a := attrs[n]
+		put([]byte(n))
+		put([]byte(a.dataType))
+		if strings.HasPrefix(a.dataType, "Binary") {
+			buf.WriteByte(2)
+			put(a.binaryValue)
+		} else {
+			buf.WriteByte(1)
+			put([]byte(a.stringValue))
+		}
+	}
+	return refMD5(buf.String())
+}
+
+// refMD5 is the hex MD5 of s, as MD5OfBody.
+func refMD5(s string) string {
+	sum := md5.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

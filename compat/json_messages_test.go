@@ -74,8 +74,8 @@ func TestJSONSendMessage(t *testing.T) {
 		ids := map[string]string{}
 		for _, b := range bodies {
 			out := e.send(url, b)
-			if awsv2.ToString(out.MD5OfMessageBody) != jsMD5(b) {
-				t.Fatalf("MD5OfMessageBody = %q, want %q", awsv2.ToString(out.MD5OfMessageBody), jsMD5(b))
+			if awsv2.ToString(out.MD5OfMessageBody) != refMD5(b) {
+				t.Fatalf("MD5OfMessageBody = %q, want %q", awsv2.ToString(out.MD5OfMessageBody), refMD5(b))
 			}
 			if out.MD5OfMessageAttributes != nil || out.MD5OfMessageSystemAttributes != nil {
 				t.Fatalf("attribute MD5s without attributes: %v %v", out.MD5OfMessageAttributes, out.MD5OfMessageSystemAttributes)
@@ -94,7 +94,7 @@ func TestJSONSendMessage(t *testing.T) {
 			if *m.Body != want {
 				t.Fatalf("body of %s changed: got %d bytes %.40q, want %d bytes %.40q", *m.MessageId, len(*m.Body), *m.Body, len(want), want)
 			}
-			if *m.MD5OfBody != jsMD5(want) {
+			if *m.MD5OfBody != refMD5(want) {
 				t.Fatalf("MD5OfBody = %q", *m.MD5OfBody)
 			}
 			delete(ids, *m.MessageId)
@@ -341,7 +341,7 @@ func TestJSONSendMessageBatch(t *testing.T) {
 			if !ok {
 				t.Fatalf("entry %s not in Successful", *in.Id)
 			}
-			if *s.MD5OfMessageBody != jsMD5(*in.MessageBody) || awsv2.ToString(s.MessageId) == "" {
+			if *s.MD5OfMessageBody != refMD5(*in.MessageBody) || awsv2.ToString(s.MessageId) == "" {
 				t.Fatalf("entry %s: %+v", *in.Id, s)
 			}
 			if want := jsMD5OfAttributes(in.MessageAttributes); awsv2.ToString(s.MD5OfMessageAttributes) != want {

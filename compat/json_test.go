@@ -11,16 +11,11 @@ package compat
 // of the other compat test files.
 
 import (
-	"bytes"
 	"context"
-	"crypto/md5"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -216,39 +211,13 @@ func jsStatus(t *testing.T, err error) int {
 	return re.HTTPStatusCode()
 }
 
-// jsMD5OfAttributes computes MD5OfMessageAttributes independently of
-// minisqs: names sorted; for each, length-prefixed name, length-prefixed
-// data type, transport byte (1 String/Number, 2 Binary), length-prefixed
-// value; lengths 4-byte big-endian.
+// jsMD5OfAttributes is refMD5OfAttributes over aws-sdk-go-v2's attributes.
 func jsMD5OfAttributes(attrs map[string]types.MessageAttributeValue) string {
-	if len(attrs) == 0 {
-		return ""
+	ref := make(map[string]refAttribute, len(attrs))
+	for n, v := range attrs {
+		ref[n] = refAttribute{awsv2.ToString(v.DataType), awsv2.ToString(v.StringValue), v.BinaryValue}
 	}
-	names := make([]string, 0, len(attrs))
-	for n := range attrs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var buf bytes.Buffer
-	put := func(b []byte) {
-		binary.Write(&buf, binary.BigEndian, uint32(len(b)))
-		buf.Write(b)
-	}
-	for _, n := range names {
-		v := attrs[n]
-		dt := awsv2.ToString(v.DataType)
-		put([]byte(n))
-		put([]byte(dt))
-		if strings.HasPrefix(dt, "Binary") {
-			buf.WriteByte(2)
-			put(v.BinaryValue)
-		} else {
-			buf.WriteByte(1)
-			put([]byte(awsv2.ToString(v.StringValue)))
-		}
-	}
-	sum := md5.Sum(buf.Bytes())
-	return hex.EncodeToString(sum[:])
+	return refMD5OfAttributes(ref)
 }
 
 func jsMD5OfSystemAttributes(attrs map[string]types.MessageSystemAttributeValue) string {
@@ -257,11 +226,6 @@ func jsMD5OfSystemAttributes(attrs map[string]types.MessageSystemAttributeValue)
 		conv[k] = types.MessageAttributeValue{DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue}
 	}
 	return jsMD5OfAttributes(conv)
-}
-
-func jsMD5(s string) string {
-	sum := md5.Sum([]byte(s))
-	return hex.EncodeToString(sum[:])
 }
 
 // jsRaw is a hand-made JSON-protocol request, for what the SDK hides: the
@@ -505,7 +469,7 @@ func TestJSONEmptyResultsLeftOut(t *testing.T) {
 				t.Fatalf("SendMessage without attributes has %s: %s", k, r.Body)
 			}
 		}
-		if r.JSON["MD5OfMessageBody"] != jsMD5("hi") {
+		if r.JSON["MD5OfMessageBody"] != refMD5("hi") {
 			t.Fatalf("MD5OfMessageBody = %v", r.JSON["MD5OfMessageBody"])
 		}
 		r = jsPost(t, e.srv.URL(), "AmazonSQS.ReceiveMessage", jsMustJSON(t, map[string]any{"QueueUrl": url}))

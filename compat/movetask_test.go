@@ -493,7 +493,7 @@ func mvWantRedriven(t *testing.T, got []mvMessage, before []engine.Message, move
 			continue
 		}
 		mvWantNewID(t, m.Body, m.ID, old, seen)
-		if m.MD5 != was.MD5OfBody || m.MD5 != qMD5(m.Body) {
+		if m.MD5 != was.MD5OfBody || m.MD5 != refMD5(m.Body) {
 			t.Errorf("%s: MD5OfBody %s after the move, was %s", m.Body, m.MD5, was.MD5OfBody)
 		}
 		if len(m.MsgAttrs) != 1 || m.MsgAttrs[mvOrigin] != m.Body {
@@ -801,7 +801,7 @@ func TestMoveTaskAcrossRestart(t *testing.T) {
 	if awsv2.ToString(before.Status) != "RUNNING" || awsv2.ToString(before.TaskHandle) != awsv2.ToString(start.TaskHandle) || before.ApproximateNumberOfMessagesMoved >= 5 {
 		t.Fatalf("before the restart: %+v", before)
 	}
-	mvTerminate(t, p)
+	p.stop(t, syscall.SIGTERM)
 
 	p = startProcess(t, "--db", db)
 	c = processClient(t, p.URL)
@@ -849,8 +849,8 @@ func TestMoveTaskAcrossRestart(t *testing.T) {
 			body := awsv2.ToString(m.Body)
 			bodies = append(bodies, body)
 			mvWantNewID(t, body, awsv2.ToString(m.MessageId), ids, seen)
-			if md5 := awsv2.ToString(m.MD5OfBody); md5 != qMD5(body) {
-				t.Errorf("%s: MD5OfBody %s, want %s", body, md5, qMD5(body))
+			if md5 := awsv2.ToString(m.MD5OfBody); md5 != refMD5(body) {
+				t.Errorf("%s: MD5OfBody %s, want %s", body, md5, refMD5(body))
 			}
 			if v := m.MessageAttributes[mvOrigin]; len(m.MessageAttributes) != 1 || awsv2.ToString(v.StringValue) != body {
 				t.Errorf("%s: message attributes %+v, want %s=%s", body, m.MessageAttributes, mvOrigin, body)
@@ -889,24 +889,4 @@ func mvV2Newest(t *testing.T, c *sqsv2.Client, source string) types.ListMessageM
 		t.Fatalf("ListMessageMoveTasks listed %d tasks, want 1", len(out.Results))
 	}
 	return out.Results[0]
-}
-
-// mvTerminate sends SIGTERM and waits for a clean exit.
-func mvTerminate(t *testing.T, p *process) {
-	t.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("minisqs exited with %v after SIGTERM", err)
-		}
-	case <-time.After(15 * time.Second):
-		p.cmd.Process.Kill()
-		<-done
-		t.Fatal("minisqs did not stop within 15s of SIGTERM")
-	}
 }

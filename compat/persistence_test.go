@@ -2,7 +2,9 @@ package compat
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	awsv2 "github.com/aws/aws-sdk-go-v2/aws"
@@ -64,7 +66,7 @@ func TestPersistenceAcrossRestarts(t *testing.T) {
 			if tc.crash {
 				p.kill9(t)
 			} else {
-				p.stop(t)
+				p.stop(t, os.Interrupt)
 			}
 			p = startProcess(t, args...)
 			c = processClient(t, p.URL)
@@ -120,7 +122,7 @@ func TestPersistenceAcrossRestarts(t *testing.T) {
 			if after.Attributes["ApproximateNumberOfMessages"] != "0" || after.Attributes["ApproximateNumberOfMessagesNotVisible"] != "0" || after.Attributes["ApproximateNumberOfMessagesDelayed"] != "1" {
 				t.Errorf("counts after deletes: %v", after.Attributes)
 			}
-			p.stop(t)
+			p.stop(t, syscall.SIGTERM)
 		})
 	}
 }

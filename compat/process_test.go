@@ -106,10 +106,10 @@ func (p *process) kill9(t testing.TB) {
 	p.cmd.Wait()
 }
 
-// stop sends SIGTERM and waits for a clean exit.
-func (p *process) stop(t testing.TB) {
+// stop sends sig (SIGINT or SIGTERM) and waits for a clean exit.
+func (p *process) stop(t testing.TB, sig os.Signal) {
 	t.Helper()
-	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := p.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -121,7 +121,7 @@ func (p *process) stop(t testing.TB) {
 		}
 	case <-time.After(15 * time.Second):
 		p.cmd.Process.Kill()
-		t.Fatal("minisqs did not stop within 15s of SIGINT")
+		t.Fatalf("minisqs did not stop within 15s of %v", sig)
 	}
 }
 

@@ -10,9 +10,6 @@ package compat
 
 import (
 	"bytes"
-	"crypto/md5"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -144,48 +141,14 @@ func qReceiveOne(t *testing.T, c *sqsv1.SQS, queueURL string) *sqsv1.Message {
 	return msgs[0]
 }
 
-func qMD5(s string) string {
-	sum := md5.Sum([]byte(s))
-	return hex.EncodeToString(sum[:])
-}
-
-// qMD5OfAttributes computes MD5OfMessageAttributes independently of the
-// server, as the SQS docs describe it: attributes sorted by name; for each,
-// length-prefixed name, length-prefixed data type, transport byte (1 for
-// String/Number, 2 for Binary), length-prefixed value; lengths are 4-byte
-// big-endian. aws-sdk-go v1.46.7 only checks MD5OfBody itself, so tests
-// check this digest explicitly.
+// qMD5OfAttributes is refMD5OfAttributes over aws-sdk-go v1's attributes;
+// v1.46.7 checks only MD5OfBody itself, so tests check this digest.
 func qMD5OfAttributes(attrs map[string]*sqsv1.MessageAttributeValue) string {
-	if len(attrs) == 0 {
-		return ""
+	ref := make(map[string]refAttribute, len(attrs))
+	for n, a := range attrs {
+		ref[n] = refAttribute{awsv1.StringValue(a.DataType), awsv1.StringValue(a.StringValue), a.BinaryValue}
 	}
-	names := make([]string, 0, len(attrs))
-	for n := range attrs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var buf bytes.Buffer
-	put := func(b []byte) {
-		var n [4]byte
-		binary.BigEndian.PutUint32(n[:], uint32(len(b)))
-		buf.Write(n[:])
-		buf.Write(b)
-	}
-	for _, n := range names {
-		a := attrs[n]
-		dt := awsv1.StringValue(a.DataType)
-		put([]byte(n))
-		put([]byte(dt))
-		if strings.HasPrefix(dt, "Binary") {
-			buf.WriteByte(2)
-			put(a.BinaryValue)
-		} else {
-			buf.WriteByte(1)
-			put([]byte(awsv1.StringValue(a.StringValue)))
-		}
-	}
-	sum := md5.Sum(buf.Bytes())
-	return hex.EncodeToString(sum[:])
+	return refMD5OfAttributes(ref)
 }
 
 func qStrAttr(dataType, v string) *sqsv1.MessageAttributeValue {
@@ -822,7 +785,7 @@ func TestQuerySendMessageAttributes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if awsv1.StringValue(out.MD5OfMessageBody) != qMD5(body) {
+	if awsv1.StringValue(out.MD5OfMessageBody) != refMD5(body) {
 		t.Fatalf("MD5OfMessageBody = %q", awsv1.StringValue(out.MD5OfMessageBody))
 	}
 	if want := qMD5OfAttributes(attrs); awsv1.StringValue(out.MD5OfMessageAttributes) != want {
@@ -920,14 +883,14 @@ func TestQueryMessageBodyRoundTrip(t *testing.T) {
 	}
 	for _, body := range bodies {
 		out := qSend(t, c, u, body)
-		if awsv1.StringValue(out.MD5OfMessageBody) != qMD5(body) {
+		if awsv1.StringValue(out.MD5OfMessageBody) != refMD5(body) {
 			t.Fatalf("MD5OfMessageBody for %q = %q", body, awsv1.StringValue(out.MD5OfMessageBody))
 		}
 		m := qReceiveOne(t, c, u)
 		if got := awsv1.StringValue(m.Body); got != body {
 			t.Fatalf("body round trip:\n got %q\nwant %q", got, body)
 		}
-		if awsv1.StringValue(m.MD5OfBody) != qMD5(body) {
+		if awsv1.StringValue(m.MD5OfBody) != refMD5(body) {
 			t.Fatalf("MD5OfBody = %q", awsv1.StringValue(m.MD5OfBody))
 		}
 		if _, err := c.DeleteMessage(&sqsv1.DeleteMessageInput{QueueUrl: awsv1.String(u), ReceiptHandle: m.ReceiptHandle}); err != nil {
@@ -1040,7 +1003,7 @@ func TestQuerySendMessageBatch(t *testing.T) {
 			t.Fatalf("entry %s has no MessageId", awsv1.StringValue(s.Id))
 		}
 	}
-	if ids["a"] == nil || awsv1.StringValue(ids["a"].MD5OfMessageBody) != qMD5("b1 <&>") {
+	if ids["a"] == nil || awsv1.StringValue(ids["a"].MD5OfMessageBody) != refMD5("b1 <&>") {
 		t.Fatalf("entry a = %v", ids["a"])
 	}
 	if ids["with-attrs"] == nil || awsv1.StringValue(ids["with-attrs"].MD5OfMessageAttributes) != qMD5OfAttributes(attrs) {
@@ -1735,7 +1698,7 @@ func TestQueryRawHTTP(t *testing.T) {
 		MessageID string `xml:"SendMessageResult>MessageId"`
 		MD5       string `xml:"SendMessageResult>MD5OfMessageBody"`
 	}
-	if err := xml.Unmarshal(body, &sent); err != nil || sent.MessageID == "" || sent.MD5 != qMD5("x") {
+	if err := xml.Unmarshal(body, &sent); err != nil || sent.MessageID == "" || sent.MD5 != refMD5("x") {
 		t.Fatalf("SendMessage response %+v (%v):\n%s", sent, err, body)
 	}
 	// GET to the queue path works too.
