@@ -263,27 +263,33 @@ func (q *Queue) newToken(m *message) error {
 	return err
 }
 
-// A receipt handle is the queue's id, the message's sequence number and its
-// delivery token: it names its queue, so that it works without one, and is
-// unguessable and bound to one delivery.
-const receiptHandleLen = 16 + 8 + tokenLen
+// A receipt handle is a version byte, the queue's id, the message's
+// sequence number and its delivery token: it names its queue, so that it
+// works without one, and is unguessable and bound to one delivery. The
+// version byte also makes every handle start with "A", never with "-",
+// which a command line would read as a flag.
+const (
+	receiptHandleVersion = 1
+	receiptHandleLen     = 1 + 16 + 8 + tokenLen
+)
 
 func encodeReceiptHandle(qid [16]byte, seq uint64, token [tokenLen]byte) string {
 	var b [receiptHandleLen]byte
-	copy(b[:16], qid[:])
-	binary.BigEndian.PutUint64(b[16:24], seq)
-	copy(b[24:], token[:])
+	b[0] = receiptHandleVersion
+	copy(b[1:17], qid[:])
+	binary.BigEndian.PutUint64(b[17:25], seq)
+	copy(b[25:], token[:])
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 func decodeReceiptHandle(h string) (qid [16]byte, seq uint64, token [tokenLen]byte, err error) {
 	b, derr := base64.RawURLEncoding.DecodeString(h)
-	if derr != nil || len(b) != receiptHandleLen {
+	if derr != nil || len(b) != receiptHandleLen || b[0] != receiptHandleVersion {
 		return qid, 0, token, Errorf(ErrReceiptHandleIsInvalid, "The input receipt handle \"%s\" is not a valid receipt handle.", h)
 	}
-	copy(qid[:], b[:16])
-	copy(token[:], b[24:])
-	return qid, binary.BigEndian.Uint64(b[16:24]), token, nil
+	copy(qid[:], b[1:17])
+	copy(token[:], b[25:])
+	return qid, binary.BigEndian.Uint64(b[17:25]), token, nil
 }
 
 // QueueOfReceiptHandle returns the queue a receipt handle belongs to. A

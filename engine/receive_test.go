@@ -1102,3 +1102,20 @@ func TestDeadLetterWakesLongPollOnDLQ(t *testing.T) {
 		t.Errorf("DLQ long poll got %q, %v", got, r.err)
 	}
 }
+
+// TestReceiptHandleStartsWithA checks that no handle starts with "-", which
+// the aws CLI would take for a flag in --receipt-handle -....
+func TestReceiptHandleStartsWithA(t *testing.T) {
+	var qid [16]byte
+	var token [tokenLen]byte
+	for i := range 256 {
+		qid[0], token[0] = byte(i), byte(255-i)
+		h := encodeReceiptHandle(qid, uint64(i)<<56, token)
+		if h[0] != 'A' {
+			t.Fatalf("handle %q does not start with A", h)
+		}
+		if gotQ, seq, tok, err := decodeReceiptHandle(h); err != nil || gotQ != qid || seq != uint64(i)<<56 || tok != token {
+			t.Fatalf("round trip of %q: %v %v %v %v", h, gotQ, seq, tok, err)
+		}
+	}
+}
