@@ -13,80 +13,43 @@ type group struct {
 	ready    readyList // FIFO: visible messages, lowest sequence first
 	inFlight int
 	members  int // messages of the group in the queue, in any state
-	// Links in the queue's list of FIFO groups that can deliver now.
-	prev, next *group
-	available  bool
+	// Place in the queue's list of FIFO groups that can deliver now.
+	link      link[group]
+	available bool
 }
 
-// groupList is an intrusive list of groups.
-type groupList struct {
-	head, tail *group
-}
+// groupList holds groups in the order they became available.
+type groupList = list[group, *group]
 
-func (l *groupList) pushBack(g *group) {
-	g.prev, g.next = l.tail, nil
-	if l.tail != nil {
-		l.tail.next = g
-	} else {
-		l.head = g
-	}
-	l.tail = g
-	g.available = true
-}
-
-func (l *groupList) remove(g *group) {
-	if g.prev != nil {
-		g.prev.next = g.next
-	} else {
-		l.head = g.next
-	}
-	if g.next != nil {
-		g.next.prev = g.prev
-	} else {
-		l.tail = g.prev
-	}
-	g.prev, g.next, g.available = nil, nil, false
-}
+func (g *group) links() *link[group] { return &g.link }
 
 // insertSorted puts m in l in sequence order, searching from the front for
 // a redelivery and from the back for a new message, where each belongs.
-func (l *readyList) insertSorted(m *message, fromFront bool) {
+func insertSorted(l *readyList, m *message, fromFront bool) {
 	if fromFront {
-		at := l.head
+		at := l.front()
 		for at != nil && at.seq < m.seq {
-			at = at.next
+			at = at.link.next
 		}
 		if at == nil {
 			l.pushBack(m)
-			return
+		} else {
+			l.insertBefore(m, at)
 		}
-		l.insertBefore(m, at)
 		return
 	}
 	at := l.tail
 	for at != nil && at.seq > m.seq {
-		at = at.prev
+		at = at.link.prev
 	}
-	if at == nil {
+	switch {
+	case at == nil:
 		l.pushFront(m)
-		return
-	}
-	if at.next == nil {
+	case at.link.next == nil:
 		l.pushBack(m)
-		return
+	default:
+		l.insertBefore(m, at.link.next)
 	}
-	l.insertBefore(m, at.next)
-}
-
-func (l *readyList) insertBefore(m, at *message) {
-	m.prev, m.next = at.prev, at
-	if at.prev != nil {
-		at.prev.next = m
-	} else {
-		l.head = m
-	}
-	at.prev = m
-	l.n++
 }
 
 // groupLocked returns the group called id, creating it.
@@ -107,8 +70,10 @@ func (q *Queue) updateAvailabilityLocked(g *group) {
 	switch {
 	case can && !g.available:
 		q.available.pushBack(g)
+		g.available = true
 	case !can && g.available:
 		q.available.remove(g)
+		g.available = false
 	}
 	if g.members == 0 {
 		delete(q.groups, g.id)
@@ -142,7 +107,7 @@ func (q *Queue) nextReadyLocked(cur **group) *message {
 				return m
 			}
 		}
-		*cur = q.available.head
+		*cur = q.available.front()
 		if *cur == nil {
 			return nil
 		}
@@ -155,8 +120,8 @@ func (q *Queue) nextReadyLocked(cur **group) *message {
 	// With only noisy tenants near, the one with the fewest in flight goes
 	// first ("How Amazon SQS fair queues work").
 	best := first
-	m := first.next
-	for i := 0; m != nil && i < fairScanLimit; i, m = i+1, m.next {
+	m := first.link.next
+	for i := 0; m != nil && i < fairScanLimit; i, m = i+1, m.link.next {
 		if !q.noisyLocked(m.group) {
 			return m
 		}

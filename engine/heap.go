@@ -2,57 +2,11 @@ package engine
 
 // The index structures a queue keeps over its messages. Both are built so
 // that the cost of an operation does not grow with the queue's depth:
-// readyList is an intrusive list (O(1) to add, take and remove), and
-// deadlineHeap removes lazily, so acknowledging a message never walks a heap.
+// readyList is an intrusive list (list.go), and deadlineHeap removes lazily,
+// so acknowledging a message never walks a heap.
 
-// readyList holds visible messages in delivery order, linked through the
-// messages themselves.
-type readyList struct {
-	head, tail *message
-	n          int
-}
-
-func (l *readyList) len() int        { return l.n }
-func (l *readyList) front() *message { return l.head }
-
-func (l *readyList) pushBack(m *message) {
-	m.prev, m.next = l.tail, nil
-	if l.tail != nil {
-		l.tail.next = m
-	} else {
-		l.head = m
-	}
-	l.tail = m
-	l.n++
-}
-
-func (l *readyList) pushFront(m *message) {
-	m.prev, m.next = nil, l.head
-	if l.head != nil {
-		l.head.prev = m
-	} else {
-		l.tail = m
-	}
-	l.head = m
-	l.n++
-}
-
-func (l *readyList) remove(m *message) {
-	if m.prev != nil {
-		m.prev.next = m.next
-	} else {
-		l.head = m.next
-	}
-	if m.next != nil {
-		m.next.prev = m.prev
-	} else {
-		l.tail = m.prev
-	}
-	m.prev, m.next = nil, nil
-	l.n--
-}
-
-func (l *readyList) reset() { *l = readyList{} }
+// readyList holds visible messages in delivery order.
+type readyList = list[message, *message]
 
 // deadlineEntry says that m may be due at the instant at. An entry goes
 // stale when the message's deadline changes or the message goes; the heap's

@@ -84,5 +84,7 @@ type message struct {
 	token          [tokenLen]byte // current delivery's receipt token; zero before any
 	gone           bool           // deleted, expired, purged or moved: its heap entries are stale
 	group          *group         // its message group, if it has one
-	prev, next     *message       // links in the queue's or its group's ready list
+	link           link[message]  // place in the queue's or its group's ready list
 }
+
+func (m *message) links() *link[message] { return &m.link }

@@ -224,7 +224,7 @@ func (q *Queue) clearLocked() {
 	clear(q.msgs)
 	clear(q.groups)
 	q.attempts = attemptCache{}
-	q.available = groupList{}
+	q.available.reset()
 	q.visible = 0
 	q.ready.reset()
 	q.timers.reset()
@@ -261,7 +261,7 @@ func (q *Queue) setStateLocked(m *message, s uint8, redelivery bool) {
 		q.visible++
 		switch {
 		case q.fifo:
-			m.group.ready.insertSorted(m, redelivery)
+			insertSorted(&m.group.ready, m, redelivery)
 		case redelivery:
 			q.ready.pushFront(m)
 		default:

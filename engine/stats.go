@@ -75,12 +75,12 @@ func (q *Queue) Peek(limit int) ([]Message, error) {
 	q.advance(q.e.clock.Now().UnixNano())
 	var picked []*message
 	add := func(l *readyList) {
-		for m := l.front(); m != nil && len(picked) < limit; m = m.next {
+		for m := l.front(); m != nil && len(picked) < limit; m = m.link.next {
 			picked = append(picked, m)
 		}
 	}
 	if q.fifo {
-		for g := q.available.head; g != nil && len(picked) < limit; g = g.next {
+		for g := q.available.front(); g != nil && len(picked) < limit; g = g.link.next {
 			add(&g.ready)
 		}
 	} else {
