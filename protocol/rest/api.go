@@ -237,18 +237,3 @@ func jsonKind(k string) string {
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
-
-// baseURL is the scheme and host that sqsUrl starts with.
-func (a *API) baseURL(r *http.Request) string {
-	if a.opts.BaseURL != "" {
-		return strings.TrimSuffix(a.opts.BaseURL, "/")
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if p := r.Header.Get("X-Forwarded-Proto"); p == "http" || p == "https" {
-		scheme = p
-	}
-	return scheme + "://" + r.Host
-}

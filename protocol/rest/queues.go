@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/queueurl"
 )
 
 // Limits of queue names and listings.
@@ -95,7 +96,7 @@ func (a *API) queueJSON(r *http.Request, q *engine.Queue) queueJSON {
 		ContentBasedDedup:        attrs.ContentBasedDeduplication,
 		Partitions:               q.Partitions(),
 		Counts:                   countsOf(q.Counts()),
-		SQSURL:                   a.baseURL(r) + "/" + a.e.AccountID() + "/" + q.Name(),
+		SQSURL:                   queueurl.For(queueurl.Base(r, a.opts.BaseURL), a.e.AccountID(), q.Name()),
 		Arn:                      q.Arn(),
 		CreatedAt:                formatTime(q.Created()),
 		UpdatedAt:                formatTime(q.Modified()),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/queueurl"
 )
 
 // MaxRequestBytes caps a request body before it is read. A batch carries at
@@ -30,18 +31,7 @@ const (
 )
 
 func (s *Service) newCall(r *http.Request) *call {
-	base := s.baseURL
-	if base == "" {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		if p := r.Header.Get("X-Forwarded-Proto"); p == "http" || p == "https" {
-			scheme = p
-		}
-		base = scheme + "://" + r.Host
-	}
-	return &call{ctx: r.Context(), svc: s, baseURL: strings.TrimSuffix(base, "/"), path: r.URL.Path}
+	return &call{ctx: r.Context(), svc: s, baseURL: queueurl.Base(r, s.baseURL), path: r.URL.Path}
 }
 
 func newRequestID(w http.ResponseWriter) string {

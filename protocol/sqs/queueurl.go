@@ -5,13 +5,12 @@ import (
 	"strings"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/queueurl"
 )
 
-// queueURL is the URL clients use for q: the configured base URL, or the
-// scheme and host the request came to, so that URLs work from the client's
-// side of a mapped port.
+// queueURL is the URL clients use for q.
 func (c *call) queueURL(q *engine.Queue) string {
-	return c.baseURL + "/" + c.svc.engine.AccountID() + "/" + q.Name()
+	return queueurl.For(c.baseURL, c.svc.engine.AccountID(), q.Name())
 }
 
 // queueFromURL finds the queue a QueueUrl names, by its account and name
