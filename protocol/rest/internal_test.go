@@ -31,8 +31,8 @@ func TestEngineCodesMapped(t *testing.T) {
 		engine.ErrPurgeQueueInProgress, engine.ErrInvalidAttributeName, engine.ErrInvalidAttributeValue,
 		engine.ErrInvalidParameterValue, engine.ErrMissingParameter, engine.ErrInvalidMessageContents,
 		engine.ErrMessageTooLong, engine.ErrReceiptHandleIsInvalid, engine.ErrReceiptHandleStale,
-		engine.ErrMessageNotInflight, engine.ErrOverLimit, engine.ErrUnsupportedOperation,
-		engine.ErrResourceNotFound, engine.ErrQueueInUse, engine.ErrInvalidAddress, engine.ErrInternal,
+		engine.ErrOverLimit, engine.ErrUnsupportedOperation,
+		engine.ErrResourceNotFound, engine.ErrInvalidAddress, engine.ErrInternal,
 		engine.ErrTooManyEntriesInBatch, engine.ErrEmptyBatchRequest, engine.ErrBatchEntryIdsNotDistinct,
 		engine.ErrBatchRequestTooLong, engine.ErrInvalidBatchEntryID,
 	} {
@@ -60,7 +60,6 @@ func TestEngineCodesMapped(t *testing.T) {
 		engine.ErrPurgeQueueInProgress:   {"purge_in_progress", 429},
 		engine.ErrMessageTooLong:         {"message_too_large", 413},
 		engine.ErrInvalidParameterValue:  {"invalid_request", 400},
-		engine.ErrQueueInUse:             {"queue_in_use", 409},
 	}
 	for c, w := range want {
 		if ae := toAPIError(engine.Errorf(c, "x")); ae.Code != w.code || ae.Status != w.status {

@@ -9,13 +9,12 @@ import (
 
 // Codes of failures that only the wire protocols produce.
 const (
-	errMissingAction       engine.Code = "MissingAction"
-	errInvalidAction       engine.Code = "InvalidAction"
-	errUnknownOperation    engine.Code = "UnknownOperation"
-	errSerialization       engine.Code = "Serialization"
-	errMalformedQuery      engine.Code = "MalformedQueryString"
-	errRequestTooLarge     engine.Code = "RequestEntityTooLarge"
-	errUnsupportedProtocol engine.Code = "UnsupportedProtocol"
+	errMissingAction    engine.Code = "MissingAction"
+	errInvalidAction    engine.Code = "InvalidAction"
+	errUnknownOperation engine.Code = "UnknownOperation"
+	errSerialization    engine.Code = "Serialization"
+	errMalformedQuery   engine.Code = "MalformedQueryString"
+	errRequestTooLarge  engine.Code = "RequestEntityTooLarge"
 )
 
 // wireError is how one failure class looks on the wire: the JSON protocol's
@@ -49,11 +48,9 @@ var wireErrors = map[engine.Code]wireError{
 	engine.ErrMessageTooLong:           {"InvalidParameterValueException", "InvalidParameterValue", 400, true},
 	engine.ErrReceiptHandleIsInvalid:   {"ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid", 404, true},
 	engine.ErrReceiptHandleStale:       {"InvalidParameterValueException", "InvalidParameterValue", 400, true},
-	engine.ErrMessageNotInflight:       {"MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight", 400, true},
 	engine.ErrOverLimit:                {"OverLimit", "OverLimit", 403, true},
 	engine.ErrUnsupportedOperation:     {"UnsupportedOperation", "AWS.SimpleQueueService.UnsupportedOperation", 400, true},
 	engine.ErrResourceNotFound:         {"ResourceNotFoundException", "ResourceNotFoundException", 404, true},
-	engine.ErrQueueInUse:               {"InvalidParameterValueException", "InvalidParameterValue", 400, true},
 	engine.ErrInvalidAddress:           {"InvalidAddress", "InvalidAddress", 404, true},
 	engine.ErrTooManyEntriesInBatch:    {"TooManyEntriesInBatchRequest", "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400, true},
 	engine.ErrEmptyBatchRequest:        {"EmptyBatchRequest", "AWS.SimpleQueueService.EmptyBatchRequest", 400, true},
@@ -62,13 +59,12 @@ var wireErrors = map[engine.Code]wireError{
 	engine.ErrInvalidBatchEntryID:      {"InvalidBatchEntryId", "AWS.SimpleQueueService.InvalidBatchEntryId", 400, true},
 	engine.ErrInternal:                 {"InternalError", "InternalError", 500, false},
 
-	errMissingAction:       {"MissingAction", "MissingAction", 400, true},
-	errInvalidAction:       {"InvalidAction", "InvalidAction", 400, true},
-	errUnknownOperation:    {"UnknownOperationException", "UnknownOperationException", 400, true},
-	errSerialization:       {"SerializationException", "SerializationException", 400, true},
-	errMalformedQuery:      {"MalformedQueryString", "MalformedQueryString", 400, true},
-	errRequestTooLarge:     {"RequestEntityTooLarge", "RequestEntityTooLarge", http.StatusRequestEntityTooLarge, true},
-	errUnsupportedProtocol: {"UnsupportedProtocol", "UnsupportedProtocol", 400, true},
+	errMissingAction:    {"MissingAction", "MissingAction", 400, true},
+	errInvalidAction:    {"InvalidAction", "InvalidAction", 400, true},
+	errUnknownOperation: {"UnknownOperationException", "UnknownOperationException", 400, true},
+	errSerialization:    {"SerializationException", "SerializationException", 400, true},
+	errMalformedQuery:   {"MalformedQueryString", "MalformedQueryString", 400, true},
+	errRequestTooLarge:  {"RequestEntityTooLarge", "RequestEntityTooLarge", http.StatusRequestEntityTooLarge, true},
 }
 
 // toWire returns the wire identity and message of err.
