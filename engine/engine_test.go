@@ -934,3 +934,39 @@ func TestManualClock(t *testing.T) {
 		t.Errorf("Now = %v", clk.Now())
 	}
 }
+
+// TestPartitionsRiseWithSendRate samples the send rate as the sweeper does,
+// once a second: the count rises with a sustained rate, one partition per
+// 300 messages a second, and does not fall when sends stop.
+func TestPartitionsRiseWithSendRate(t *testing.T) {
+	e, _ := newTestEngine(t, Options{})
+	q := mustCreate(t, e, "busy", AttributeUpdate{}, nil)
+	sample := func() {
+		q.mu.Lock()
+		q.updatePartitionsLocked()
+		q.mu.Unlock()
+	}
+	if got := q.Partitions(); got != 1 {
+		t.Fatalf("new queue has %d partitions, want 1", got)
+	}
+	batch := make([]NewMessage, 10)
+	for i := range batch {
+		batch[i] = NewMessage{Body: "m"}
+	}
+	for range 60 { // a minute at 1,650 messages a second
+		for range 165 {
+			q.Send(batch)
+		}
+		sample()
+	}
+	// The smoothed rate approaches 1,650/s: 1 + floor(1650/300) = 6.
+	if got := q.Partitions(); got != 6 {
+		t.Errorf("after a minute at 1,650 messages a second: %d partitions, want 6", got)
+	}
+	for range 60 {
+		sample()
+	}
+	if got := q.Partitions(); got != 6 {
+		t.Errorf("after a quiet minute: %d partitions, want still 6", got)
+	}
+}
