@@ -52,10 +52,11 @@ type Engine struct {
 	store *store
 	log   *slog.Logger
 
-	mu        sync.RWMutex // guards queues, byID and deletedAt
+	mu        sync.RWMutex // guards queues, byID, deletedAt and lastNum
 	queues    map[string]*Queue
 	byID      map[string]*Queue
 	deletedAt map[string]time.Time
+	lastNum   uint64 // highest queue number given out
 
 	tasks moveTasks
 
@@ -179,6 +180,7 @@ func (e *Engine) load() error {
 		}
 		e.queues[q.name] = q
 		e.byID[q.id] = q
+		e.lastNum = max(e.lastNum, q.num)
 	}
 	return nil
 }
@@ -273,10 +275,11 @@ func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string
 		return nil, err
 	}
 	now := e.clock.Now().UnixNano()
-	rec := &queueRecord{ID: id, Name: name, Created: now, Modified: now, Attributes: a, Tags: maps.Clone(tags)}
+	rec := &queueRecord{ID: id, Name: name, Num: e.lastNum + 1, Created: now, Modified: now, Attributes: a, Tags: maps.Clone(tags)}
 	if err := e.store.putQueue(rec); err != nil {
 		return nil, err
 	}
+	e.lastNum = rec.Num
 	q := newQueue(e, rec)
 	e.queues[name] = q
 	e.byID[id] = q
@@ -372,7 +375,7 @@ func (e *Engine) DeleteQueue(q *Queue) error {
 	q.deleted = true
 	q.clearLocked()
 	q.wakeLocked()
-	return e.store.deleteQueue(q.name, q.id)
+	return e.store.deleteQueue(q.name, q.keyspace)
 }
 
 // DeadLetterSourceQueues lists the queues whose RedrivePolicy names q.

@@ -34,7 +34,7 @@ func (q *Queue) Acknowledge(handles []string) []error {
 	}
 	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
 		for _, m := range gone {
-			if err := q.e.store.deleteMessageTx(tx, q.id, m.seq); err != nil {
+			if err := q.e.store.deleteMessageTx(tx, q.keyspace, m.seq); err != nil {
 				return err
 			}
 		}
@@ -55,7 +55,7 @@ func (q *Queue) leaseLocked(h, staleReason string) (*message, error) {
 	if qid != q.uuid {
 		return nil, Errorf(ErrReceiptHandleIsInvalid, "The input receipt handle \"%s\" is not a valid receipt handle for this queue.", h)
 	}
-	m := q.msgs[seq]
+	m := q.msgs.get(seq)
 	// A message never received has no delivery to name, whatever the token.
 	if m == nil || m.receiveCount == 0 || m.token != token {
 		return nil, Errorf(ErrReceiptHandleStale, "Value %s for parameter ReceiptHandle is invalid. Reason: %s", h, staleReason)
@@ -112,7 +112,7 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 	if len(changed) > 0 {
 		err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
 			for _, m := range changed {
-				if err := q.e.store.putStateTx(tx, q.id, m, &q.scratch); err != nil {
+				if err := q.e.store.putStateTx(tx, q.keyspace, m, &q.scratch); err != nil {
 					return err
 				}
 			}

@@ -34,11 +34,11 @@ func (q *Queue) adopt(src *Queue, moved []*message, how arrival) int {
 	var adopted []*message
 	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
 		for _, old := range moved {
-			raw, err := tx.Get(messageKey(src.id, old.seq))
+			raw, err := tx.Get(messageKey(src.keyspace, old.seq))
 			if err != nil {
 				continue // purged or deleted meanwhile
 			}
-			if err := q.e.store.deleteMessageTx(tx, src.id, old.seq); err != nil {
+			if err := q.e.store.deleteMessageTx(tx, src.keyspace, old.seq); err != nil {
 				return err
 			}
 			if q.deleted {
@@ -72,7 +72,7 @@ func (q *Queue) adopt(src *Queue, moved []*message, how arrival) int {
 			if rec.GroupID != "" {
 				m.group = q.groupLocked(rec.GroupID)
 			}
-			size, err := q.e.store.putMessageTx(tx, q.id, m, &rec, &q.scratch)
+			size, err := q.e.store.putMessageTx(tx, q.keyspace, m, &rec, &q.scratch)
 			if err != nil {
 				return err
 			}

@@ -347,7 +347,7 @@ func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, st
 func (q *Queue) recordLocked(m *message) (Message, error) {
 	var rec Message
 	err := q.e.store.db.View(func(tx *buntdb.Tx) error {
-		raw, err := tx.Get(messageKey(q.id, m.seq))
+		raw, err := tx.Get(messageKey(q.keyspace, m.seq))
 		if err != nil {
 			return err
 		}

@@ -45,7 +45,7 @@ func storedKeys(t *testing.T, e *Engine, q *Queue) int {
 	n := 0
 	err := e.store.db.View(func(tx *buntdb.Tx) error {
 		for _, prefix := range []string{messagePrefix, statePrefix} {
-			keys, err := keysWithPrefix(tx, prefix+q.ID()+":")
+			keys, err := keysWithPrefix(tx, recordPrefix(prefix, q.keyspace))
 			if err != nil {
 				return err
 			}
@@ -240,6 +240,16 @@ func TestPersistQueueChanges(t *testing.T) {
 	wantCode(t, q.Purge(), ErrPurgeQueueInProgress)
 	clk.Advance(time.Millisecond)
 	wantCode(t, q.Purge(), "")
+
+	// A queue created after the restart may take the deleted queue's
+	// number, whose records went with it, but never a live queue's.
+	fresh := mustCreate(t, e, "fresh", AttributeUpdate{}, nil)
+	if fresh.keyspace == q.keyspace {
+		t.Fatalf("new queue shares keyspace %q with a live queue", q.keyspace)
+	}
+	if n := storedKeys(t, e, fresh); n != 0 {
+		t.Errorf("new queue starts with %d stored records", n)
+	}
 }
 
 func TestPersistDeadLetter(t *testing.T) {

@@ -17,22 +17,24 @@ import (
 // pointer, so a receive can consult its dead-letter target without holding
 // two locks.
 type Queue struct {
-	e       *Engine
-	id      string
-	uuid    [16]byte // id, parsed
-	name    string
-	arn     string
-	created time.Time
-	fifo    bool
-	attrs   atomic.Pointer[QueueAttributes]
-	seq     atomic.Uint64 // last sequence number handed out
+	e        *Engine
+	id       string
+	uuid     [16]byte // id, parsed
+	num      uint64   // names its keyspace in the store
+	keyspace string
+	name     string
+	arn      string
+	created  time.Time
+	fifo     bool
+	attrs    atomic.Pointer[QueueAttributes]
+	seq      atomic.Uint64 // last sequence number handed out
 
 	mu        sync.Mutex // guards every field below
 	modified  time.Time
 	tags      map[string]string
 	lastPurge time.Time
 	deleted   bool
-	msgs      map[uint64]*message
+	msgs      seqIndex
 	ready     readyList // standard: visible messages, new ones at the back, redeliveries at the front
 	visible   int       // visible messages, in ready or in FIFO groups' lists
 	groups    map[string]*group
@@ -55,6 +57,8 @@ func newQueue(e *Engine, rec *queueRecord) *Queue {
 	q := &Queue{
 		e:         e,
 		id:        rec.ID,
+		num:       rec.Num,
+		keyspace:  keyspaceOf(rec.Num),
 		name:      rec.Name,
 		arn:       e.arn(rec.Name),
 		created:   time.Unix(0, rec.Created),
@@ -62,7 +66,6 @@ func newQueue(e *Engine, rec *queueRecord) *Queue {
 		tags:      rec.Tags,
 		lastPurge: time.Unix(0, rec.LastPurge),
 		sub:       rec.Subscription,
-		msgs:      map[uint64]*message{},
 		groups:    map[string]*group{},
 		notify:    make(chan struct{}),
 		fifo:      rec.Attributes.FifoQueue,
@@ -110,7 +113,7 @@ func (q *Queue) Counts() Counts {
 
 func (q *Queue) record() *queueRecord {
 	rec := &queueRecord{
-		ID: q.id, Name: q.name, Created: q.created.UnixNano(), Modified: q.modified.UnixNano(),
+		ID: q.id, Name: q.name, Num: q.num, Created: q.created.UnixNano(), Modified: q.modified.UnixNano(),
 		Attributes: q.Attributes(), Tags: q.tags, Subscription: q.sub,
 	}
 	if !q.lastPurge.IsZero() {
@@ -210,7 +213,7 @@ func (q *Queue) Purge() error {
 	}
 	q.clearLocked()
 	q.lastPurge = now
-	if err := q.e.store.purge(q.id); err != nil {
+	if err := q.e.store.purge(q.keyspace); err != nil {
 		return err
 	}
 	return q.e.store.putQueue(q.record())
@@ -219,9 +222,9 @@ func (q *Queue) Purge() error {
 // clearLocked drops every message from memory; the caller removes them from
 // the store.
 func (q *Queue) clearLocked() {
-	q.stats.removed += int64(len(q.msgs))
+	q.stats.removed += int64(q.msgs.len())
 	q.stats.storedBytes = 0
-	clear(q.msgs)
+	q.msgs.reset()
 	clear(q.groups)
 	q.attempts = attemptCache{}
 	q.available.reset()
@@ -242,7 +245,7 @@ func (q *Queue) wakeLocked() {
 
 // insertLocked indexes a new m by its state.
 func (q *Queue) insertLocked(m *message) {
-	q.msgs[m.seq] = m
+	q.msgs.put(m)
 	q.stats.storedBytes += int64(m.size)
 	if m.group != nil {
 		m.group.members++
@@ -310,7 +313,7 @@ func (q *Queue) unstateLocked(m *message) {
 func (q *Queue) removeLocked(m *message) {
 	q.unstateLocked(m)
 	m.gone = true
-	delete(q.msgs, m.seq)
+	q.msgs.remove(m.seq)
 	q.stats.storedBytes -= int64(m.size)
 	q.stats.removed++
 	if g := m.group; g != nil {
@@ -336,7 +339,7 @@ func (q *Queue) compactLocked() {
 	if q.timers.len() > 2*(q.inFlight+q.delayed)+compactSlack {
 		q.timers.compact(timerLive)
 	}
-	if q.expiry.len() > 2*len(q.msgs)+compactSlack {
+	if q.expiry.len() > 2*q.msgs.len()+compactSlack {
 		q.expiry.compact(expiryLive)
 	}
 }
@@ -380,7 +383,7 @@ func (q *Queue) advance(now int64) {
 	if len(expired) > 0 {
 		err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
 			for _, seq := range expired {
-				if err := q.e.store.deleteMessageTx(tx, q.id, seq); err != nil {
+				if err := q.e.store.deleteMessageTx(tx, q.keyspace, seq); err != nil {
 					return err
 				}
 			}
@@ -397,19 +400,18 @@ func (q *Queue) advance(now int64) {
 
 // loadMessages rebuilds the in-memory index from the store.
 func (q *Queue) loadMessages(now int64) error {
-	prefix := statePrefix + q.id + ":"
+	prefix := recordPrefix(statePrefix, q.keyspace)
 	return q.e.store.db.View(func(tx *buntdb.Tx) error {
 		var ferr error
 		err := tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
 			if !strings.HasPrefix(k, prefix) {
 				return false
 			}
-			suffix := k[len(statePrefix):]
-			seq, ok := parseSeq(suffix)
+			seq, ok := parseSeq(k)
 			if !ok {
 				return true
 			}
-			body, err := tx.Get(messageKey(q.id, seq))
+			body, err := tx.Get(messageKey(q.keyspace, seq))
 			if err != nil {
 				q.e.log.Warn("state without message record", "key", k)
 				return true
@@ -442,23 +444,4 @@ func (q *Queue) loadMessages(now int64) error {
 		}
 		return ferr
 	})
-}
-
-func parseSeq(suffix string) (uint64, bool) {
-	i := strings.LastIndexByte(suffix, ':')
-	if i < 0 {
-		return 0, false
-	}
-	var seq uint64
-	for _, c := range suffix[i+1:] {
-		switch {
-		case c >= '0' && c <= '9':
-			seq = seq<<4 | uint64(c-'0')
-		case c >= 'a' && c <= 'f':
-			seq = seq<<4 | uint64(c-'a'+10)
-		default:
-			return 0, false
-		}
-	}
-	return seq, true
 }

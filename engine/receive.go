@@ -181,7 +181,7 @@ func (q *Queue) retryAttemptLocked(id string, now int64, vis int) []*message {
 	}
 	var again []*message
 	for i, seq := range at.seqs {
-		m := q.msgs[seq]
+		m := q.msgs.get(seq)
 		if m == nil || m.state != stateInFlight || m.token != at.tokens[i] {
 			continue
 		}
@@ -212,7 +212,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	var missing []*message
 	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
 		for _, m := range picked {
-			raw, err := tx.Get(messageKey(q.id, m.seq))
+			raw, err := tx.Get(messageKey(q.keyspace, m.seq))
 			if err != nil {
 				missing = append(missing, m)
 				continue
@@ -223,7 +223,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 				missing = append(missing, m)
 				continue
 			}
-			if err := q.e.store.putStateTx(tx, q.id, m, &q.scratch); err != nil {
+			if err := q.e.store.putStateTx(tx, q.keyspace, m, &q.scratch); err != nil {
 				return err
 			}
 			out = append(out, Delivery{

@@ -78,7 +78,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	batch = stored
 	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
 		for _, p := range batch {
-			size, err := q.e.store.putMessageTx(tx, q.id, p.m, &p.rec, &q.scratch)
+			size, err := q.e.store.putMessageTx(tx, q.keyspace, p.m, &p.rec, &q.scratch)
 			if err != nil {
 				return err
 			}

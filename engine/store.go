@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/buntdb"
@@ -37,9 +38,12 @@ func (p FsyncPolicy) String() string {
 	return [...]string{"everysec", "always", "never"}[p]
 }
 
-// Keys: "q:NAME" holds a queue; "m:QUEUEID:SEQ" a message's immutable
-// record and "s:QUEUEID:SEQ" its state. SEQ is fixed-width hex so that keys
-// sort in sending order.
+// Keys: "q:NAME" holds a queue; "m:KEYSPACE:SEQ" a message's immutable
+// record and "s:KEYSPACE:SEQ" its state. KEYSPACE is the queue's number in
+// base 36 rather than its 36-character id, and SEQ is hex after one
+// character giving its length, so that keys sort in sending order without
+// leading zeros. Every step down the store's B-tree compares keys: short
+// keys that differ early keep a deep queue fast and each message small.
 const (
 	queuePrefix   = "q:"
 	messagePrefix = "m:"
@@ -49,20 +53,46 @@ const (
 func queueKey(name string) string { return queuePrefix + name }
 
 // messageKey and stateKey name a message's two records.
-func messageKey(qid string, seq uint64) string { return recordKey(messagePrefix, qid, seq) }
-func stateKey(qid string, seq uint64) string   { return recordKey(statePrefix, qid, seq) }
+func messageKey(keyspace string, seq uint64) string {
+	return recordKey(messagePrefix, keyspace, seq)
+}
+func stateKey(keyspace string, seq uint64) string { return recordKey(statePrefix, keyspace, seq) }
 
-func recordKey(prefix, qid string, seq uint64) string {
-	b := make([]byte, 0, len(prefix)+len(qid)+17)
-	b = append(b, prefix...)
-	b = append(b, qid...)
-	b = append(b, ':')
-	var hex [16]byte
-	for i := 15; i >= 0; i-- {
-		hex[i] = "0123456789abcdef"[seq&0xf]
-		seq >>= 4
+// keyspaceOf names the queue numbered num in its message keys.
+func keyspaceOf(num uint64) string { return strconv.FormatUint(num, 36) }
+
+// recordPrefix begins the keys of every record of one kind in a keyspace.
+func recordPrefix(prefix, keyspace string) string { return prefix + keyspace + ":" }
+
+// seqLengths[n] marks a SEQ of n hex digits.
+const (
+	hexDigits  = "0123456789abcdef"
+	seqLengths = "0123456789abcdefg"
+)
+
+func recordKey(prefix, keyspace string, seq uint64) string {
+	n := 1 // hex digits of seq
+	for v := seq >> 4; v > 0; v >>= 4 {
+		n++
 	}
-	return string(append(b, hex[:]...))
+	b := make([]byte, 0, len(prefix)+len(keyspace)+2+n)
+	b = append(b, prefix...)
+	b = append(b, keyspace...)
+	b = append(b, ':', seqLengths[n])
+	for shift := 4 * (n - 1); shift >= 0; shift -= 4 {
+		b = append(b, hexDigits[seq>>shift&0xf])
+	}
+	return string(b)
+}
+
+// parseSeq reads the SEQ that ends a record key.
+func parseSeq(key string) (uint64, bool) {
+	i := strings.LastIndexByte(key, ':')
+	if i < 0 || i+2 > len(key) || strings.IndexByte(seqLengths, key[i+1]) != len(key)-i-2 {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(key[i+2:], 16, 64)
+	return seq, err == nil
 }
 
 // store is the durable record of queues and messages. A message has an
@@ -103,8 +133,11 @@ func (s *store) close() error { return s.db.Close() }
 
 // queueRecord is a queue as stored.
 type queueRecord struct {
-	ID         string            `json:"id"`
-	Name       string            `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Num gives the queue's keyspace; numbers are not reused while the
+	// queue's records exist.
+	Num        uint64            `json:"num"`
 	Created    int64             `json:"created"`
 	Modified   int64             `json:"modified"`
 	Attributes QueueAttributes   `json:"attributes"`
@@ -139,9 +172,9 @@ func keysWithPrefix(tx *buntdb.Tx, prefix string) ([]string, error) {
 }
 
 // deleteMessagesTx removes every message record of queue qid.
-func deleteMessagesTx(tx *buntdb.Tx, qid string) error {
+func deleteMessagesTx(tx *buntdb.Tx, keyspace string) error {
 	for _, prefix := range []string{messagePrefix, statePrefix} {
-		keys, err := keysWithPrefix(tx, prefix+qid+":")
+		keys, err := keysWithPrefix(tx, recordPrefix(prefix, keyspace))
 		if err != nil {
 			return err
 		}
@@ -154,17 +187,17 @@ func deleteMessagesTx(tx *buntdb.Tx, qid string) error {
 	return nil
 }
 
-func (s *store) deleteQueue(name, qid string) error {
+func (s *store) deleteQueue(name, keyspace string) error {
 	return s.db.Update(func(tx *buntdb.Tx) error {
 		if _, err := tx.Delete(queueKey(name)); err != nil && err != buntdb.ErrNotFound {
 			return err
 		}
-		return deleteMessagesTx(tx, qid)
+		return deleteMessagesTx(tx, keyspace)
 	})
 }
 
-func (s *store) purge(qid string) error {
-	return s.db.Update(func(tx *buntdb.Tx) error { return deleteMessagesTx(tx, qid) })
+func (s *store) purge(keyspace string) error {
+	return s.db.Update(func(tx *buntdb.Tx) error { return deleteMessagesTx(tx, keyspace) })
 }
 
 func deleteKey(tx *buntdb.Tx, key string) error {
@@ -175,32 +208,32 @@ func deleteKey(tx *buntdb.Tx, key string) error {
 }
 
 // putMessageTx stores a new message's records and returns the stored size.
-func (s *store) putMessageTx(tx *buntdb.Tx, qid string, m *message, rec *Message, scratch *[]byte) (int, error) {
+func (s *store) putMessageTx(tx *buntdb.Tx, keyspace string, m *message, rec *Message, scratch *[]byte) (int, error) {
 	*scratch = appendMessage((*scratch)[:0], rec)
 	body := string(*scratch)
-	if _, _, err := tx.Set(messageKey(qid, m.seq), body, nil); err != nil {
+	if _, _, err := tx.Set(messageKey(keyspace, m.seq), body, nil); err != nil {
 		return 0, err
 	}
-	return len(body), s.putStateTx(tx, qid, m, scratch)
+	return len(body), s.putStateTx(tx, keyspace, m, scratch)
 }
 
 // putStateTx records a message's state, when there is a restart to survive.
-func (s *store) putStateTx(tx *buntdb.Tx, qid string, m *message, scratch *[]byte) error {
+func (s *store) putStateTx(tx *buntdb.Tx, keyspace string, m *message, scratch *[]byte) error {
 	if !s.durable {
 		return nil
 	}
 	*scratch = appendState((*scratch)[:0], m)
-	_, _, err := tx.Set(stateKey(qid, m.seq), string(*scratch), nil)
+	_, _, err := tx.Set(stateKey(keyspace, m.seq), string(*scratch), nil)
 	return err
 }
 
 // deleteMessageTx removes a message's records.
-func (s *store) deleteMessageTx(tx *buntdb.Tx, qid string, seq uint64) error {
-	if err := deleteKey(tx, messageKey(qid, seq)); err != nil {
+func (s *store) deleteMessageTx(tx *buntdb.Tx, keyspace string, seq uint64) error {
+	if err := deleteKey(tx, messageKey(keyspace, seq)); err != nil {
 		return err
 	}
 	if !s.durable {
 		return nil
 	}
-	return deleteKey(tx, stateKey(qid, seq))
+	return deleteKey(tx, stateKey(keyspace, seq))
 }
