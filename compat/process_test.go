@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	sqsv2 "github.com/aws/aws-sdk-go-v2/service/sqs"
 )
 
@@ -150,10 +151,14 @@ func (p *process) cpuTime(t testing.TB) (user, system time.Duration) {
 // processClient is jsonClient for a server in its own process: its
 // transport reads each answer whole, since the SDK's early close of request
 // bodies (below) can otherwise make it retry calls a local server has
-// already answered.
+// already answered. Like the SDK's default client, each client has its own
+// transport that keeps up to ten idle connections to the server; Go's
+// shared default transport keeps two, which makes concurrent clients open
+// a new connection for many calls.
 func processClient(t testing.TB, endpoint string) *sqsv2.Client {
+	sdkTransport := awshttp.NewBuildableClient().GetTransport()
 	return sqsv2.New(jsonClient(t, endpoint).Options(), func(o *sqsv2.Options) {
-		o.HTTPClient = &http.Client{Timeout: 30 * time.Second, Transport: bufferedTransport{http.DefaultTransport}}
+		o.HTTPClient = &http.Client{Timeout: 30 * time.Second, Transport: bufferedTransport{sdkTransport}}
 	})
 }
 
