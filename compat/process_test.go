@@ -58,7 +58,8 @@ func freePort(t testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// process is a minisqs binary running as its own process.
+// process is a server running as its own process: the minisqs binary, or
+// the canned server of BenchmarkHTTPCycle.
 type process struct {
 	cmd *exec.Cmd
 	URL string
@@ -72,10 +73,17 @@ func startProcess(t testing.TB, args ...string) *process {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(minisqsBinary(t), append([]string{"--addr", addr, "--log-level", "warn"}, args...)...)
 	cmd.Stderr = os.Stderr
+	return startAndAwait(t, cmd, "http://"+addr)
+}
+
+// startAndAwait starts a server process and waits until its /health
+// answers at url; a cleanup kills it if the test has not stopped it.
+func startAndAwait(t testing.TB, cmd *exec.Cmd, url string) *process {
+	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, URL: "http://" + addr}
+	p := &process{cmd: cmd, URL: url}
 	t.Cleanup(func() {
 		if p.cmd.ProcessState == nil {
 			p.cmd.Process.Kill()
@@ -92,7 +100,7 @@ func startProcess(t testing.TB, args ...string) *process {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("minisqs did not answer /health: %v", err)
+			t.Fatalf("%s did not answer /health: %v", cmd.Path, err)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
