@@ -192,7 +192,7 @@ func receiveMessage(c *call, in *ReceiveMessageInput) (*ReceiveMessageOutput, er
 		return nil, err
 	}
 	sysNames := append(slices.Clone(in.AttributeNames), in.MessageSystemAttributeNames...)
-	out := &ReceiveMessageOutput{}
+	out := &ReceiveMessageOutput{Messages: make([]Message, 0, len(got))}
 	for i := range got {
 		d := &got[i]
 		attrs := selectAttributes(d.Attributes, in.MessageAttributeNames)

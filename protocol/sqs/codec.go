@@ -40,6 +40,19 @@ func newRequestID(w http.ResponseWriter) string {
 	return id
 }
 
+// readBody reads a request's body, capped at MaxRequestBytes, into a
+// buffer of its Content-Length when it gives one: net/http holds the body
+// to that length.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, MaxRequestBytes)
+	if n := r.ContentLength; n >= 0 && n <= MaxRequestBytes {
+		buf := make([]byte, n)
+		_, err := io.ReadFull(body, buf)
+		return buf, err
+	}
+	return io.ReadAll(body)
+}
+
 // readError turns a failure to read the body into the protocol's error.
 func readError(err error) error {
 	var tooBig *http.MaxBytesError
@@ -135,7 +148,7 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, engine.Errorf(errUnknownOperation, "Operation %s is not supported by this service.", target))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	body, err := readBody(w, r)
 	if err != nil {
 		writeJSONError(w, readError(err))
 		return

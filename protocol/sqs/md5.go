@@ -4,7 +4,8 @@ import (
 	"crypto/md5"
 	"encoding/binary"
 	"encoding/hex"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/minisqs/minisqs/engine"
 )
@@ -24,26 +25,29 @@ func md5OfAttributes(attrs []engine.MessageAttribute) string {
 	if len(attrs) == 0 {
 		return ""
 	}
-	sorted := make([]engine.MessageAttribute, len(attrs))
-	copy(sorted, attrs)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	h := md5.New()
-	var n [4]byte
-	put := func(b []byte) {
-		binary.BigEndian.PutUint32(n[:], uint32(len(b)))
-		h.Write(n[:])
-		h.Write(b)
+	byName := func(a, b engine.MessageAttribute) int { return strings.Compare(a.Name, b.Name) }
+	if !slices.IsSortedFunc(attrs, byName) {
+		attrs = slices.SortedFunc(slices.Values(attrs), byName)
 	}
-	for _, a := range sorted {
-		put([]byte(a.Name))
-		put([]byte(a.DataType))
+	// Attributes are small: the whole digest input usually fits on the stack.
+	var stack [1024]byte
+	in := stack[:0]
+	for _, a := range attrs {
+		in = appendValue(in, a.Name)
+		in = appendValue(in, a.DataType)
 		if a.IsBinary() {
-			h.Write([]byte{transportBinary})
-			put(a.BinaryValue)
+			in = appendValue(append(in, transportBinary), a.BinaryValue)
 		} else {
-			h.Write([]byte{transportString})
-			put([]byte(a.StringValue))
+			in = appendValue(append(in, transportString), a.StringValue)
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := md5.Sum(in)
+	var digest [2 * md5.Size]byte
+	hex.Encode(digest[:], sum[:])
+	return string(digest[:])
+}
+
+// appendValue appends v after its length, 4 bytes big-endian.
+func appendValue[V string | []byte](b []byte, v V) []byte {
+	return append(binary.BigEndian.AppendUint32(b, uint32(len(v))), v...)
 }
