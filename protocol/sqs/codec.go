@@ -40,18 +40,22 @@ func newRequestID(w http.ResponseWriter) string {
 	return id
 }
 
-// readBody reads a request's body, capped at MaxRequestBytes, into a
-// buffer of its Content-Length when it gives one: net/http holds the body
-// to that length.
+// readBody reads a request's body, capped at MaxRequestBytes. A body that
+// gives a Content-Length of up to preallocateBytes is read into a buffer of
+// that size, which net/http holds it to; a larger claim is not trusted with
+// memory before the bytes arrive.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	body := http.MaxBytesReader(w, r.Body, MaxRequestBytes)
-	if n := r.ContentLength; n >= 0 && n <= MaxRequestBytes {
+	if n := r.ContentLength; n >= 0 && n <= preallocateBytes {
 		buf := make([]byte, n)
 		_, err := io.ReadFull(body, buf)
 		return buf, err
 	}
 	return io.ReadAll(body)
 }
+
+// preallocateBytes covers every request but the largest batches.
+const preallocateBytes = 1 << 20
 
 // readError turns a failure to read the body into the protocol's error.
 func readError(err error) error {
