@@ -56,7 +56,7 @@ type Engine struct {
 	queues    map[string]*Queue
 	byID      map[string]*Queue
 	deletedAt map[string]time.Time
-	lastNum   uint64 // highest queue number given out
+	lastNum   uint64 // highest queue number ever given out, as stored
 
 	tasks moveTasks
 
@@ -172,16 +172,47 @@ func (e *Engine) load() error {
 	if err != nil {
 		return fmt.Errorf("load queues: %w", err)
 	}
+	if e.lastNum, err = e.store.lastNum(); err != nil {
+		return fmt.Errorf("load queue counter: %w", err)
+	}
+	for _, rec := range recs {
+		e.lastNum = max(e.lastNum, rec.Num)
+	}
 	now := e.clock.Now().UnixNano()
 	for _, rec := range recs {
+		if rec.Num == 0 {
+			if err := e.numberQueue(rec); err != nil {
+				return fmt.Errorf("number queue %s: %w", rec.Name, err)
+			}
+		}
 		q := newQueue(e, rec)
 		if err := q.loadMessages(now); err != nil {
 			return fmt.Errorf("load queue %s: %w", rec.Name, err)
 		}
 		e.queues[q.name] = q
 		e.byID[q.id] = q
-		e.lastNum = max(e.lastNum, q.num)
 	}
+	return nil
+}
+
+// numberQueue gives a queue stored before queues had numbers its number,
+// and moves its messages to its keyspace, in one transaction.
+func (e *Engine) numberQueue(rec *queueRecord) error {
+	rec.Num = e.lastNum + 1
+	err := e.store.db.Update(func(tx *buntdb.Tx) error {
+		if err := migrateKeysTx(tx, rec.ID, keyspaceOf(rec.Num)); err != nil {
+			return err
+		}
+		if err := putQueueTx(tx, rec); err != nil {
+			return err
+		}
+		return putLastNumTx(tx, rec.Num)
+	})
+	if err != nil {
+		rec.Num = 0
+		return err
+	}
+	e.lastNum = rec.Num
 	return nil
 }
 
@@ -276,7 +307,7 @@ func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string
 	}
 	now := e.clock.Now().UnixNano()
 	rec := &queueRecord{ID: id, Name: name, Num: e.lastNum + 1, Created: now, Modified: now, Attributes: a, Tags: maps.Clone(tags)}
-	if err := e.store.putQueue(rec); err != nil {
+	if err := e.store.createQueue(rec); err != nil {
 		return nil, err
 	}
 	e.lastNum = rec.Num
@@ -375,7 +406,7 @@ func (e *Engine) DeleteQueue(q *Queue) error {
 	q.deleted = true
 	q.clearLocked()
 	q.wakeLocked()
-	return e.store.deleteQueue(q.name, q.keyspace)
+	return e.store.deleteQueue(q.name, q.id, q.keyspace)
 }
 
 // DeadLetterSourceQueues lists the queues whose RedrivePolicy names q.

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -241,14 +243,119 @@ func TestPersistQueueChanges(t *testing.T) {
 	clk.Advance(time.Millisecond)
 	wantCode(t, q.Purge(), "")
 
-	// A queue created after the restart may take the deleted queue's
-	// number, whose records went with it, but never a live queue's.
+	// Queue numbers are never given out twice, not even a deleted queue's.
 	fresh := mustCreate(t, e, "fresh", AttributeUpdate{}, nil)
-	if fresh.keyspace == q.keyspace {
-		t.Fatalf("new queue shares keyspace %q with a live queue", q.keyspace)
+	if fresh.num != 3 {
+		t.Errorf("queue created after a restart has number %d, want 3", fresh.num)
 	}
-	if n := storedKeys(t, e, fresh); n != 0 {
-		t.Errorf("new queue starts with %d stored records", n)
+}
+
+func TestPersistDeletedQueueStaysDeleted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	q := mustCreate(t, e, "pushed", AttributeUpdate{}, nil)
+	sub, err := q.PutSubscription("http://127.0.0.1:1/hook", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, e.DeleteQueue(q), "")
+	// A push delivery that ends after the delete, or a late unsubscribe,
+	// must not write the queue's record back.
+	q.RecordDelivery(sub.Slug, DeliveryResult{At: clk.Now(), Messages: 1, Status: 200})
+	_, err = q.DeleteSubscription()
+	wantCode(t, err, ErrQueueDoesNotExist)
+
+	e = reopen(t, e, path, clk)
+	if _, err := e.Queue("pushed"); CodeOf(err) != ErrQueueDoesNotExist {
+		t.Errorf("deleted queue is back after a restart: %v", err)
+	}
+}
+
+// Deleting a queue leaves alone the record of a queue of the same name
+// created since, as a create racing a delete can make.
+func TestStoreDeleteQueueKeepsNewerRecord(t *testing.T) {
+	e, _ := newTestEngine(t, Options{SkipCooldowns: true})
+	old := mustCreate(t, e, "x", AttributeUpdate{}, nil)
+	newer := &queueRecord{ID: "newer", Name: "x", Num: old.num + 1}
+	if err := e.store.createQueue(newer); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.deleteQueue("x", old.id, old.keyspace); err != nil {
+		t.Fatal(err)
+	}
+	err := e.store.db.View(func(tx *buntdb.Tx) error {
+		_, err := tx.Get(queueKey("x"))
+		return err
+	})
+	if err != nil {
+		t.Errorf("the newer queue's record: %v", err)
+	}
+}
+
+// A data file written before queues had numbers opens with every message,
+// lease and delay in place, under the queues' new keyspaces.
+func TestPersistNumbersOldQueues(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	now := testStart.UnixNano()
+	db, err := buntdb.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"a", "b"} {
+		rec := queueRecord{ID: fmt.Sprintf("00000000-0000-4000-8000-00000000000%d", i), Name: name, Created: now, Modified: now, Attributes: DefaultAttributes(false)}
+		b, _ := json.Marshal(rec)
+		err := db.Update(func(tx *buntdb.Tx) error {
+			if _, _, err := tx.Set(queueKey(name), string(b), nil); err != nil {
+				return err
+			}
+			for seq := uint64(1); seq <= 2; seq++ {
+				m := &message{seq: seq, sentAt: now, visibleAt: now, expireAt: now + int64(time.Hour)}
+				if seq == 2 {
+					m.state, m.visibleAt = stateDelayed, now+int64(time.Minute)
+				}
+				old := fmt.Sprintf("%s:%016x", rec.ID, seq)
+				body := appendMessage(nil, &Message{ID: fmt.Sprint(name, seq), Body: fmt.Sprint(name, "-", seq), MD5OfBody: "x"})
+				if _, _, err := tx.Set(messagePrefix+old, string(body), nil); err != nil {
+					return err
+				}
+				if _, _, err := tx.Set(statePrefix+old, string(appendState(nil, m)), nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e := openAt(t, path, clk)
+	a, b := mustQueue(t, e, "a"), mustQueue(t, e, "b")
+	if a.num == 0 || b.num == 0 || a.num == b.num {
+		t.Fatalf("numbers %d and %d", a.num, b.num)
+	}
+	for _, q := range []*Queue{a, b} {
+		wantCounts(t, q, Counts{Visible: 1, Delayed: 1})
+		if n := storedKeys(t, e, q); n != 4 {
+			t.Errorf("%s: %d records in its keyspace, want 4", q.name, n)
+		}
+	}
+	recvOne(t, a, ReceiveOptions{VisibilityTimeout: ptr(3600)}, "a-1")
+	c := mustCreate(t, e, "c", AttributeUpdate{}, nil)
+	sendBodies(t, c, "c-1")
+
+	e = reopen(t, e, path, clk)
+	clk.Advance(time.Minute)
+	for name, want := range map[string][]string{"a": {"a-2"}, "b": {"b-1", "b-2"}, "c": {"c-1"}} {
+		q := mustQueue(t, e, name)
+		if got := bodies(recvNow(t, q, ReceiveOptions{MaxMessages: 10})); !slices.Equal(got, want) {
+			t.Errorf("%s after two restarts: %q, want %q", name, got, want)
+		}
 	}
 }
 

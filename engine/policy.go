@@ -122,5 +122,5 @@ func (q *Queue) editPolicy(edit func(*policyDocument) error) error {
 	}
 	q.attrs.Store(&a)
 	q.modified = q.e.clock.Now()
-	return q.e.store.putQueue(q.record())
+	return q.saveLocked()
 }

@@ -111,6 +111,15 @@ func (q *Queue) Counts() Counts {
 	return Counts{Visible: q.visible, InFlight: q.inFlight, Delayed: q.delayed}
 }
 
+// saveLocked writes the queue's record. A deleted queue's record is never
+// written again: it would bring the queue back at the next start.
+func (q *Queue) saveLocked() error {
+	if q.deleted {
+		return errNoQueue()
+	}
+	return q.e.store.putQueue(q.record())
+}
+
 func (q *Queue) record() *queueRecord {
 	rec := &queueRecord{
 		ID: q.id, Name: q.name, Num: q.num, Created: q.created.UnixNano(), Modified: q.modified.UnixNano(),
@@ -150,7 +159,7 @@ func (q *Queue) SetAttributes(u AttributeUpdate) error {
 	}
 	q.attrs.Store(&a)
 	q.modified = q.e.clock.Now()
-	return q.e.store.putQueue(q.record())
+	return q.saveLocked()
 }
 
 // Tags returns a copy of the queue's tags.
@@ -192,7 +201,7 @@ func (q *Queue) saveTagsLocked(tags map[string]string) error {
 	}
 	old := q.tags
 	q.tags = tags
-	if err := q.e.store.putQueue(q.record()); err != nil {
+	if err := q.saveLocked(); err != nil {
 		q.tags = old
 		return err
 	}
@@ -216,7 +225,7 @@ func (q *Queue) Purge() error {
 	if err := q.e.store.purge(q.keyspace); err != nil {
 		return err
 	}
-	return q.e.store.putQueue(q.record())
+	return q.saveLocked()
 }
 
 // clearLocked drops every message from memory; the caller removes them from

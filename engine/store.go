@@ -38,63 +38,6 @@ func (p FsyncPolicy) String() string {
 	return [...]string{"everysec", "always", "never"}[p]
 }
 
-// Keys: "q:NAME" holds a queue; "m:KEYSPACE:SEQ" a message's immutable
-// record and "s:KEYSPACE:SEQ" its state. KEYSPACE is the queue's number in
-// base 36 rather than its 36-character id, and SEQ is hex after one
-// character giving its length, so that keys sort in sending order without
-// leading zeros. Every step down the store's B-tree compares keys: short
-// keys that differ early keep a deep queue fast and each message small.
-const (
-	queuePrefix   = "q:"
-	messagePrefix = "m:"
-	statePrefix   = "s:"
-)
-
-func queueKey(name string) string { return queuePrefix + name }
-
-// messageKey and stateKey name a message's two records.
-func messageKey(keyspace string, seq uint64) string {
-	return recordKey(messagePrefix, keyspace, seq)
-}
-func stateKey(keyspace string, seq uint64) string { return recordKey(statePrefix, keyspace, seq) }
-
-// keyspaceOf names the queue numbered num in its message keys.
-func keyspaceOf(num uint64) string { return strconv.FormatUint(num, 36) }
-
-// recordPrefix begins the keys of every record of one kind in a keyspace.
-func recordPrefix(prefix, keyspace string) string { return prefix + keyspace + ":" }
-
-// seqLengths[n] marks a SEQ of n hex digits.
-const (
-	hexDigits  = "0123456789abcdef"
-	seqLengths = "0123456789abcdefg"
-)
-
-func recordKey(prefix, keyspace string, seq uint64) string {
-	n := 1 // hex digits of seq
-	for v := seq >> 4; v > 0; v >>= 4 {
-		n++
-	}
-	b := make([]byte, 0, len(prefix)+len(keyspace)+2+n)
-	b = append(b, prefix...)
-	b = append(b, keyspace...)
-	b = append(b, ':', seqLengths[n])
-	for shift := 4 * (n - 1); shift >= 0; shift -= 4 {
-		b = append(b, hexDigits[seq>>shift&0xf])
-	}
-	return string(b)
-}
-
-// parseSeq reads the SEQ that ends a record key.
-func parseSeq(key string) (uint64, bool) {
-	i := strings.LastIndexByte(key, ':')
-	if i < 0 || i+2 > len(key) || strings.IndexByte(seqLengths, key[i+1]) != len(key)-i-2 {
-		return 0, false
-	}
-	seq, err := strconv.ParseUint(key[i+2:], 16, 64)
-	return seq, err == nil
-}
-
 // store is the durable record of queues and messages. A message has an
 // immutable record and a state record; the state records exist only to
 // bring leases and delays back after a restart, so a store in memory, which
@@ -135,8 +78,8 @@ func (s *store) close() error { return s.db.Close() }
 type queueRecord struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
-	// Num gives the queue's keyspace; numbers are not reused while the
-	// queue's records exist.
+	// Num gives the queue's keyspace. Numbers come from a counter kept
+	// in the store, so no two queues ever share one.
 	Num        uint64            `json:"num"`
 	Created    int64             `json:"created"`
 	Modified   int64             `json:"modified"`
@@ -148,14 +91,48 @@ type queueRecord struct {
 }
 
 func (s *store) putQueue(rec *queueRecord) error {
+	return s.db.Update(func(tx *buntdb.Tx) error { return putQueueTx(tx, rec) })
+}
+
+func putQueueTx(tx *buntdb.Tx, rec *queueRecord) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
+	_, _, err = tx.Set(queueKey(rec.Name), string(b), nil)
+	return err
+}
+
+// createQueue stores a new queue and the counter its number came from.
+func (s *store) createQueue(rec *queueRecord) error {
 	return s.db.Update(func(tx *buntdb.Tx) error {
-		_, _, err := tx.Set(queueKey(rec.Name), string(b), nil)
+		if err := putQueueTx(tx, rec); err != nil {
+			return err
+		}
+		return putLastNumTx(tx, rec.Num)
+	})
+}
+
+func putLastNumTx(tx *buntdb.Tx, num uint64) error {
+	_, _, err := tx.Set(lastNumKey, strconv.FormatUint(num, 10), nil)
+	return err
+}
+
+// lastNum reads the highest queue number ever given out.
+func (s *store) lastNum() (uint64, error) {
+	var n uint64
+	err := s.db.View(func(tx *buntdb.Tx) error {
+		v, err := tx.Get(lastNumKey)
+		if err == buntdb.ErrNotFound {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		n, err = strconv.ParseUint(v, 10, 64)
 		return err
 	})
+	return n, err
 }
 
 // keysWithPrefix lists the keys that start with prefix.
@@ -171,7 +148,7 @@ func keysWithPrefix(tx *buntdb.Tx, prefix string) ([]string, error) {
 	return keys, err
 }
 
-// deleteMessagesTx removes every message record of queue qid.
+// deleteMessagesTx removes every message record in a keyspace.
 func deleteMessagesTx(tx *buntdb.Tx, keyspace string) error {
 	for _, prefix := range []string{messagePrefix, statePrefix} {
 		keys, err := keysWithPrefix(tx, recordPrefix(prefix, keyspace))
@@ -187,10 +164,22 @@ func deleteMessagesTx(tx *buntdb.Tx, keyspace string) error {
 	return nil
 }
 
-func (s *store) deleteQueue(name, keyspace string) error {
+// deleteQueue removes a queue's record, unless a queue of the same name
+// created since holds it now, and the queue's messages.
+func (s *store) deleteQueue(name, id, keyspace string) error {
 	return s.db.Update(func(tx *buntdb.Tx) error {
-		if _, err := tx.Delete(queueKey(name)); err != nil && err != buntdb.ErrNotFound {
+		v, err := tx.Get(queueKey(name))
+		switch {
+		case err == buntdb.ErrNotFound:
+		case err != nil:
 			return err
+		default:
+			var rec queueRecord
+			if json.Unmarshal([]byte(v), &rec) != nil || rec.ID == id {
+				if err := deleteKey(tx, queueKey(name)); err != nil {
+					return err
+				}
+			}
 		}
 		return deleteMessagesTx(tx, keyspace)
 	})

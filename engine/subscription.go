@@ -67,7 +67,7 @@ func (q *Queue) PutSubscription(endpoint string, batchSize, maxWait int) (Subscr
 	s := &Subscription{Slug: slug, Endpoint: endpoint, BatchSize: batchSize, MaxWaitSeconds: maxWait, Created: q.e.clock.Now()}
 	old := q.sub
 	q.sub = s
-	if err := q.e.store.putQueue(q.record()); err != nil {
+	if err := q.saveLocked(); err != nil {
 		q.sub = old
 		return Subscription{}, err
 	}
@@ -89,12 +89,15 @@ func (q *Queue) Subscription() (Subscription, bool) {
 func (q *Queue) DeleteSubscription() (bool, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.deleted {
+		return false, errNoQueue()
+	}
 	if q.sub == nil {
 		return false, nil
 	}
 	old := q.sub
 	q.sub = nil
-	if err := q.e.store.putQueue(q.record()); err != nil {
+	if err := q.saveLocked(); err != nil {
 		q.sub = old
 		return false, err
 	}
@@ -106,11 +109,11 @@ func (q *Queue) DeleteSubscription() (bool, error) {
 func (q *Queue) RecordDelivery(slug string, r DeliveryResult) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.sub == nil || q.sub.Slug != slug {
+	if q.deleted || q.sub == nil || q.sub.Slug != slug {
 		return
 	}
 	q.sub.LastDelivery = &r
-	if err := q.e.store.putQueue(q.record()); err != nil {
+	if err := q.saveLocked(); err != nil {
 		q.e.log.Error("recording delivery", "queue", q.name, "err", err)
 	}
 }

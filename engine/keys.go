@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Keys: "q:NAME" holds a queue; "m:KEYSPACE:SEQ" a message's immutable
+// record and "s:KEYSPACE:SEQ" its state; "c:queues" the last queue number
+// given out. KEYSPACE is the queue's number in base 36 rather than its
+// 36-character id, and SEQ is hex after one character giving its length,
+// so that keys sort in sending order without leading zeros. Every step down
+// the store's B-tree compares keys: short keys that differ early keep a
+// deep queue fast and each message small.
+const (
+	queuePrefix   = "q:"
+	messagePrefix = "m:"
+	statePrefix   = "s:"
+	lastNumKey    = "c:queues"
+)
+
+func queueKey(name string) string { return queuePrefix + name }
+
+// messageKey and stateKey name a message's two records.
+func messageKey(keyspace string, seq uint64) string { return recordKey(messagePrefix, keyspace, seq) }
+func stateKey(keyspace string, seq uint64) string   { return recordKey(statePrefix, keyspace, seq) }
+
+// keyspaceOf names the queue numbered num in its message keys.
+func keyspaceOf(num uint64) string { return strconv.FormatUint(num, 36) }
+
+// recordPrefix begins the keys of every record of one kind in a keyspace.
+func recordPrefix(prefix, keyspace string) string { return prefix + keyspace + ":" }
+
+func recordKey(prefix, keyspace string, seq uint64) string {
+	b := make([]byte, 0, len(prefix)+len(keyspace)+18)
+	b = append(b, prefix...)
+	b = append(b, keyspace...)
+	return string(appendSeq(append(b, ':'), seq))
+}
+
+// seqLengths[n] marks a SEQ of n hex digits.
+const (
+	hexDigits  = "0123456789abcdef"
+	seqLengths = "0123456789abcdefg"
+)
+
+func appendSeq(b []byte, seq uint64) []byte {
+	n := 1 // hex digits of seq
+	for v := seq >> 4; v > 0; v >>= 4 {
+		n++
+	}
+	b = append(b, seqLengths[n])
+	for shift := 4 * (n - 1); shift >= 0; shift -= 4 {
+		b = append(b, hexDigits[seq>>shift&0xf])
+	}
+	return b
+}
+
+// parseSeq reads the SEQ that ends a record key, as recordKey writes it.
+func parseSeq(key string) (uint64, bool) {
+	text := key[strings.LastIndexByte(key, ':')+1:]
+	if len(text) < 2 || len(text) > 17 {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(text[1:], 16, 64)
+	if err != nil || string(appendSeq(nil, seq)) != text {
+		return 0, false
+	}
+	return seq, true
+}
+
+// migrateKeysTx moves the records of a queue stored before queues had
+// numbers, under "m:ID:SEQ" and "s:ID:SEQ" with SEQ 16 hex digits, to its
+// keyspace.
+func migrateKeysTx(tx *buntdb.Tx, id, keyspace string) error {
+	for _, prefix := range []string{messagePrefix, statePrefix} {
+		old := prefix + id + ":"
+		keys, err := keysWithPrefix(tx, old)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			seq, err := strconv.ParseUint(k[len(old):], 16, 64)
+			if err != nil {
+				continue
+			}
+			v, err := tx.Delete(k)
+			if err != nil {
+				return err
+			}
+			if _, _, err := tx.Set(recordKey(prefix, keyspace, seq), v, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
