@@ -1711,8 +1711,11 @@ func TestQueryRawHTTP(t *testing.T) {
 		t.Fatalf("received %v", m)
 	}
 
-	// A receive answer in XML escapes what needs escaping.
-	qSend(t, c, u, "a\"b'c<d>e&f\rg")
+	// A receive answer in XML escapes what needs escaping, in the forms SQS
+	// uses: entities for quotes, newlines and tabs as they are, &#xD; for a
+	// carriage return (a parser would read a raw one as a newline).
+	const special = "a\"b'c<d>e&f\rg\nh\ti&#34;j"
+	qSend(t, c, u, special)
 	resp, body = qRaw(t, http.MethodPost, base+"/", url.Values{"Action": {"ReceiveMessage"}, "QueueUrl": {u}})
 	if resp.StatusCode != 200 {
 		t.Fatalf("ReceiveMessage: %d %s", resp.StatusCode, body)
@@ -1720,11 +1723,15 @@ func TestQueryRawHTTP(t *testing.T) {
 	var recv struct {
 		Body string `xml:"ReceiveMessageResult>Message>Body"`
 	}
-	if err := xml.Unmarshal(body, &recv); err != nil || recv.Body != "a\"b'c<d>e&f\rg" {
+	if err := xml.Unmarshal(body, &recv); err != nil || recv.Body != special {
 		t.Fatalf("raw receive body %q (%v):\n%s", recv.Body, err, body)
 	}
-	if bytes.Contains(body, []byte("\r")) {
-		t.Fatalf("raw CR in XML (a parser would turn it into LF):\n%q", body)
+	if want := "<Body>a&quot;b&apos;c&lt;d&gt;e&amp;f&#xD;g\nh\ti&amp;#34;j</Body>"; !bytes.Contains(body, []byte(want)) {
+		t.Fatalf("receive answer does not hold %q:\n%q", want, body)
+	}
+	qSend(t, c, u, special)
+	if m := qReceiveOne(t, c, u); awsv1.StringValue(m.Body) != special {
+		t.Fatalf("aws-sdk-go read the body as %q", awsv1.StringValue(m.Body))
 	}
 
 	// An empty receive is an empty result.

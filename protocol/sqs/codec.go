@@ -104,7 +104,20 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	buf.WriteString("<ResponseMetadata><RequestId>" + id + "</RequestId></ResponseMetadata></" + name + "Response>")
-	writeBody(w, http.StatusOK, "text/xml", buf.Bytes())
+	writeXML(w, http.StatusOK, buf.String())
+}
+
+// sqsEscapes rewrites the character references encoding/xml writes into the
+// forms SQS's own answers use: quotes as entities, newlines and tabs as
+// they are. Carriage returns stay &#xD;, as in SQS's answers, since a parser
+// reads a raw one as a newline. Older XML parsers in some SDKs know the
+// entities but not numeric references, and fail the body's MD5 check on
+// what they cannot decode. A reference in the data itself reaches this as
+// "&amp;#34;", which the rewrite leaves alone.
+var sqsEscapes = strings.NewReplacer("&#34;", "&quot;", "&#39;", "&apos;", "&#xA;", "\n", "&#x9;", "\t")
+
+func writeXML(w http.ResponseWriter, status int, doc string) {
+	writeBody(w, status, "text/xml", []byte(sqsEscapes.Replace(doc)))
 }
 
 // writeBody answers with a complete body and its Content-Length, as SQS
@@ -138,7 +151,7 @@ func writeXMLError(w http.ResponseWriter, id string, err error) {
 	resp.Error.Message = we.queryMessage(msg)
 	resp.RequestID = id
 	b, _ := xml.Marshal(resp)
-	writeBody(w, we.status, "text/xml", append([]byte(`<?xml version="1.0"?>`+"\n"), b...))
+	writeXML(w, we.status, `<?xml version="1.0"?>`+"\n"+string(b))
 }
 
 // ServeJSON answers a JSON-protocol request: X-Amz-Target names the action
