@@ -720,6 +720,14 @@ func TestFIFOCompatDeadLetterRedrive(t *testing.T) {
 func TestFIFOCompatErrors(t *testing.T) {
 	fqRun(t, func(e *fqEnv) {
 		url := e.createFIFO("errors.fifo", nil)
+		// An entry without its group id, or without the deduplication id
+		// the queue needs, fails the whole batch, as in SQS.
+		for _, bad := range []fqMsg{{id: "nogroup", body: "x", dedup: "ng"}, {id: "nodedup", body: "x", group: "g"}} {
+			_, _, err := e.api.sendBatch(url, []fqMsg{{id: "good", body: "x", group: "g", dedup: "first"}, bad})
+			e.wantErr(err, "InvalidParameterValue")
+		}
+		e.receiveNone(url)
+
 		_, err := e.api.send(url, fqMsg{body: "x", dedup: "d"})
 		e.wantErr(err, "MissingParameter")
 		_, err = e.api.send(url, fqMsg{body: "x", group: "g"})
@@ -736,7 +744,6 @@ func TestFIFOCompatErrors(t *testing.T) {
 
 		ok, failed, err := e.api.sendBatch(url, []fqMsg{
 			{id: "good", body: "x", group: "g", dedup: "good"},
-			{id: "nogroup", body: "x", dedup: "ng"},
 			{id: "delayed", body: "x", group: "g", dedup: "dl", delay: awsv2.Int(3)},
 		})
 		if err != nil || len(ok) != 1 || ok[0].id != "good" || ok[0].sequenceNumber == "" {
@@ -749,7 +756,7 @@ func TestFIFOCompatErrors(t *testing.T) {
 				e.t.Errorf("failed entry %s not a sender fault", f.id)
 			}
 		}
-		if codes["nogroup"] != "MissingParameter" || codes["delayed"] != "InvalidParameterValue" || len(codes) != 2 {
+		if codes["delayed"] != "InvalidParameterValue" || len(codes) != 1 {
 			e.t.Errorf("batch failures %+v", failed)
 		}
 

@@ -162,7 +162,9 @@ func (u *AttributeUpdate) validate(fifo bool) error {
 		}
 	}
 	if !fifo {
+		// On a standard queue even FifoQueue=false is unknown, as in SQS.
 		for name, set := range map[string]bool{
+			"FifoQueue":                 u.FifoQueue != nil,
 			"ContentBasedDeduplication": u.ContentBasedDeduplication != nil,
 			"DeduplicationScope":        u.DeduplicationScope != nil,
 			"FifoThroughputLimit":       u.FifoThroughputLimit != nil,
@@ -177,6 +179,9 @@ func (u *AttributeUpdate) validate(fifo bool) error {
 	}
 	if v := u.FifoThroughputLimit; v != nil && *v != FifoThroughputPerQueue && *v != FifoThroughputPerMessageGroup {
 		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoThroughputLimit.")
+	}
+	if u.KmsMasterKeyID != nil && *u.KmsMasterKeyID != "" && u.SqsManagedSseEnabled != nil && *u.SqsManagedSseEnabled {
+		return Errorf(ErrInvalidAttributeName, "You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE.")
 	}
 	for name, v := range map[string]*string{"Policy": u.Policy, "KmsMasterKeyId": u.KmsMasterKeyID} {
 		if v != nil && !validText(*v) {

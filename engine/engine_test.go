@@ -239,7 +239,6 @@ func TestCreateQueueDefaults(t *testing.T) {
 		fifo  bool
 	}{
 		{"standard", AttributeUpdate{}, false},
-		{"standard-explicit", AttributeUpdate{FifoQueue: ptr(false)}, false},
 		{"orders.fifo", AttributeUpdate{FifoQueue: ptr(true)}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -337,8 +336,8 @@ func TestCreateQueueFifoMismatch(t *testing.T) {
 		fifo *bool
 		want Code
 	}{
-		{"std", ptr(true), ""}, // any name may be FIFO here; SQS's naming rule is the SQS layer's
-		{"std", ptr(false), ""},
+		{"std", ptr(true), ""},                       // any name may be FIFO here; SQS's naming rule is the SQS layer's
+		{"std", ptr(false), ErrInvalidAttributeName}, // "Unknown Attribute FifoQueue.", as SQS answers
 		{"std", nil, ""},
 		{"orders.fifo", ptr(false), ErrInvalidAttributeValue},
 		{"orders.fifo", nil, ErrInvalidParameterValue},
@@ -378,7 +377,7 @@ func TestCreateQueueIdempotent(t *testing.T) {
 		{"no attributes", AttributeUpdate{}, ""},
 		{"subset", AttributeUpdate{VisibilityTimeout: ptr(45)}, ""},
 		{"unnamed default named", AttributeUpdate{MaximumMessageSize: ptr(DefaultMaximumMessageSize), SqsManagedSseEnabled: ptr(true)}, ""},
-		{"FifoQueue false", AttributeUpdate{FifoQueue: ptr(false)}, ""},
+		{"FifoQueue false", AttributeUpdate{FifoQueue: ptr(false)}, ErrInvalidAttributeName},
 		{"different visibility", AttributeUpdate{VisibilityTimeout: ptr(46)}, ErrQueueNameExists},
 		{"different delay", AttributeUpdate{DelaySeconds: ptr(0)}, ErrQueueNameExists},
 		{"different unnamed-before", AttributeUpdate{MessageRetentionPeriod: ptr(60)}, ErrQueueNameExists},
@@ -518,6 +517,40 @@ func TestAttributeRanges(t *testing.T) {
 	}
 }
 
+// A queue is encrypted by KMS or by SQS, not both: naming both in one call
+// is refused, and a KMS key alone turns SQS's encryption off.
+func TestServerSideEncryptionKinds(t *testing.T) {
+	e, _ := newTestEngine(t, Options{})
+	both := AttributeUpdate{KmsMasterKeyID: ptr("alias/k"), SqsManagedSseEnabled: ptr(true)}
+	_, err := e.CreateQueue("both", both, nil)
+	wantCode(t, err, ErrInvalidAttributeName)
+	q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+	wantCode(t, q.SetAttributes(both), ErrInvalidAttributeName)
+	if a := q.Attributes(); a.KmsMasterKeyID != "" || !a.SqsManagedSseEnabled {
+		t.Errorf("a refused change altered encryption: %+v", a)
+	}
+	wantCode(t, q.SetAttributes(AttributeUpdate{KmsMasterKeyID: ptr("alias/k")}), "")
+	if a := q.Attributes(); a.KmsMasterKeyID != "alias/k" || a.SqsManagedSseEnabled {
+		t.Errorf("after a KMS key: %+v", a)
+	}
+	// Naming SQS's encryption off beside a key is no conflict.
+	wantCode(t, q.SetAttributes(AttributeUpdate{KmsMasterKeyID: ptr("alias/k2"), SqsManagedSseEnabled: ptr(false)}), "")
+}
+
+// A FIFO queue stays FIFO: SQS says so in its own words.
+func TestFIFOQueueTypeIsFixed(t *testing.T) {
+	e, _ := newTestEngine(t, Options{})
+	q := mustCreate(t, e, "q.fifo", AttributeUpdate{FifoQueue: ptr(true)}, nil)
+	err := q.SetAttributes(AttributeUpdate{FifoQueue: ptr(false)})
+	wantCode(t, err, ErrInvalidAttributeValue)
+	if want := "Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported."; err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if !q.IsFIFO() {
+		t.Error("the queue is no longer FIFO")
+	}
+}
+
 func TestFifoOnlyAttributes(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -532,6 +565,7 @@ func TestFifoOnlyAttributes(t *testing.T) {
 		{"fifo content dedup", true, AttributeUpdate{ContentBasedDeduplication: ptr(true)}, ""},
 		{"fifo bad scope", true, AttributeUpdate{DeduplicationScope: ptr("global")}, ErrInvalidAttributeValue},
 		{"fifo bad throughput", true, AttributeUpdate{FifoThroughputLimit: ptr("perGroup")}, ErrInvalidAttributeValue},
+		{"fifo FifoQueue true again", true, AttributeUpdate{FifoQueue: ptr(true)}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, _ := newTestEngine(t, Options{})
@@ -570,9 +604,9 @@ func TestSetAttributes(t *testing.T) {
 	if !q.Modified().Equal(testStart.Add(time.Minute)) || !q.Created().Equal(testStart) {
 		t.Errorf("Modified %v Created %v", q.Modified(), q.Created())
 	}
-	// The type of a queue is fixed.
-	wantCode(t, q.SetAttributes(AttributeUpdate{FifoQueue: ptr(true)}), ErrInvalidAttributeValue)
-	wantCode(t, q.SetAttributes(AttributeUpdate{FifoQueue: ptr(false)}), "")
+	// FifoQueue is no attribute of a standard queue, whatever its value.
+	wantCode(t, q.SetAttributes(AttributeUpdate{FifoQueue: ptr(true)}), ErrInvalidAttributeName)
+	wantCode(t, q.SetAttributes(AttributeUpdate{FifoQueue: ptr(false)}), ErrInvalidAttributeName)
 	// A deleted queue takes no settings.
 	wantCode(t, e.DeleteQueue(q), "")
 	wantCode(t, q.SetAttributes(AttributeUpdate{VisibilityTimeout: ptr(1)}), ErrQueueDoesNotExist)

@@ -135,11 +135,11 @@ func (q *Queue) record() *queueRecord {
 // to later receives, a new retention to later sends.
 func (q *Queue) SetAttributes(u AttributeUpdate) error {
 	a := q.Attributes()
-	if u.FifoQueue != nil && *u.FifoQueue != a.FifoQueue {
-		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoQueue. Reason: a queue's type is fixed at creation.")
-	}
 	if err := u.validate(a.FifoQueue); err != nil {
 		return err
+	}
+	if u.FifoQueue != nil && !*u.FifoQueue {
+		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported.")
 	}
 	q.e.mu.RLock()
 	err := q.e.checkRedriveLocked(q.arn, u.RedrivePolicy, a.FifoQueue)

@@ -3,6 +3,7 @@ package engine
 import (
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -43,11 +44,13 @@ func validateAttributeName(name string) error {
 	bad := func(reason string) error {
 		return Errorf(ErrInvalidParameterValue, "Message attribute name '%s' is invalid. Reason: %s", name, reason)
 	}
-	if name == "" || len(name) > MaxAttributeNameLen {
+	if name == "" || utf8.RuneCountInString(name) > MaxAttributeNameLen {
 		return bad("Message attribute name must be 1 to 256 characters long.")
 	}
+	// SQS documents ASCII letters and digits but takes any letter or digit
+	// (it accepts "attr.1øßä" and refuses "§").
 	for _, c := range name {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+		if !(unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '-' || c == '.') {
 			return bad("Message attribute name can only contain alphanumeric characters, hyphens, underscores and periods.")
 		}
 	}
@@ -93,21 +96,21 @@ func validateAttributeValue(a MessageAttribute) error {
 	switch base {
 	case "String":
 		if a.StringValue == "" {
-			return Errorf(ErrInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute value for message attribute type '%s'.", a.Name, a.DataType)
+			return emptyAttributeValue(a.Name, base)
 		}
 		if !validText(a.StringValue) {
 			return Errorf(ErrInvalidParameterValue, "The message attribute '%s' contains characters outside the allowed set.", a.Name)
 		}
 	case "Number":
 		if a.StringValue == "" {
-			return Errorf(ErrInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute value for message attribute type '%s'.", a.Name, a.DataType)
+			return emptyAttributeValue(a.Name, base)
 		}
 		if !validNumber(a.StringValue) {
 			return Errorf(ErrInvalidParameterValue, "Can't cast the value of message (user) attribute '%s' to a number.", a.Name)
 		}
 	case "Binary":
 		if len(a.BinaryValue) == 0 {
-			return Errorf(ErrInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute value for message attribute type '%s'.", a.Name, a.DataType)
+			return emptyAttributeValue(a.Name, base)
 		}
 	default:
 		return Errorf(ErrInvalidParameterValue, "The type of message (user) attribute '%s' is invalid. You must use only the following supported type prefixes: Binary, Number, String.", a.Name)
@@ -164,4 +167,9 @@ func validNumber(s string) bool {
 	}
 	magnitude := pointAt - first - 1 + exp // power of ten of the leading digit
 	return magnitude >= -128 && magnitude <= 126
+}
+
+// emptyAttributeValue refuses an attribute without a value, in SQS's words.
+func emptyAttributeValue(name, base string) error {
+	return Errorf(ErrInvalidParameterValue, "Message (user) attribute '%s' must contain a non-empty value of type '%s'.", name, base)
 }

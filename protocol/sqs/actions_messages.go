@@ -79,6 +79,9 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	if err := checkBatch(in.Entries, func(e SendMessageBatchEntry) string { return e.Id }); err != nil {
 		return nil, err
 	}
+	if err := checkFIFOBatch(q.Attributes(), in.Entries); err != nil {
+		return nil, err
+	}
 	out := &SendMessageBatchOutput{Successful: []SendMessageBatchResultEntry{}, Failed: []BatchResultErrorEntry{}}
 	msgs := make([]engine.NewMessage, 0, len(in.Entries))
 	sent := make([]string, 0, len(in.Entries))
@@ -104,6 +107,24 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 		out.Successful = append(out.Successful, SendMessageBatchResultEntry{Id: sent[i], SendMessageOutput: sendOutput(msgs[i], r)})
 	}
 	return out, nil
+}
+
+// checkFIFOBatch refuses a FIFO batch as a whole, as SQS does, when an entry
+// lacks its group id, or the deduplication id the queue needs; other faults
+// fail only their entry.
+func checkFIFOBatch(a engine.QueueAttributes, entries []SendMessageBatchEntry) error {
+	if !a.FifoQueue {
+		return nil
+	}
+	for _, e := range entries {
+		if e.MessageGroupId == "" {
+			return engine.Errorf(engine.ErrInvalidParameterValue, "The request must contain the parameter MessageGroupId.")
+		}
+		if e.MessageDeduplicationId == "" && !a.ContentBasedDeduplication {
+			return engine.Errorf(engine.ErrInvalidParameterValue, "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
+		}
+	}
+	return nil
 }
 
 // System attribute names a receive may ask for (API_ReceiveMessage).
