@@ -768,6 +768,24 @@ func TestFIFOCompatErrors(t *testing.T) {
 	})
 }
 
+// A FIFO queue refuses to delete with a handle whose visibility timeout
+// has ended, where a standard queue would delete.
+func TestFIFOCompatDeleteWithExpiredHandle(t *testing.T) {
+	fqRun(t, func(e *fqEnv) {
+		url := e.createFIFO("expiry.fifo", map[string]string{"VisibilityTimeout": "30"})
+		e.send(url, fqMsg{body: "m", group: "g", dedup: "d"})
+		first := e.receive(url, fqRecv{max: 1})
+		e.clock.Advance(31 * time.Second)
+		e.wantErr(e.api.del(url, first[0].handle), "InvalidParameterValue")
+		again := e.receive(url, fqRecv{max: 1})
+		if len(again) != 1 || again[0].body != "m" {
+			e.t.Fatalf("after a refused delete: %q", fqBodies(again))
+		}
+		e.del(url, again[0].handle)
+		e.receiveNone(url)
+	})
+}
+
 func TestFairQueueCompatGroupID(t *testing.T) {
 	fqRun(t, func(e *fqEnv) {
 		url := e.create("tenants", nil)

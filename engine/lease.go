@@ -11,7 +11,13 @@ import (
 // message that is gone, fails with ErrReceiptHandleStale and changes
 // nothing. A handle still works after its visibility timeout ends, until
 // another receive takes the message.
-func (q *Queue) Acknowledge(handles []string) []error {
+func (q *Queue) Acknowledge(handles []string) []error { return q.acknowledge(handles, false) }
+
+// AcknowledgeInFlight is Acknowledge for handles whose visibility timeout
+// has not ended: SQS's FIFO queues refuse any other.
+func (q *Queue) AcknowledgeInFlight(handles []string) []error { return q.acknowledge(handles, true) }
+
+func (q *Queue) acknowledge(handles []string, inFlightOnly bool) []error {
 	errs := make([]error, len(handles))
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -21,7 +27,10 @@ func (q *Queue) Acknowledge(handles []string) []error {
 	q.advance(q.e.clock.Now().UnixNano()) // an expired message is gone, not acknowledged
 	var gone []*message
 	for i, h := range handles {
-		m, err := q.leaseLocked(h, "The receipt handle has expired.")
+		m, err := q.leaseLocked(h, handleExpired)
+		if err == nil && inFlightOnly && m.state != stateInFlight {
+			err = staleHandle(h, handleExpired)
+		}
 		if err != nil {
 			errs[i] = err
 			continue
@@ -58,9 +67,16 @@ func (q *Queue) leaseLocked(h, staleReason string) (*message, error) {
 	m := q.msgs.get(seq)
 	// A message never received has no delivery to name, whatever the token.
 	if m == nil || m.receiveCount == 0 || m.token != token {
-		return nil, Errorf(ErrReceiptHandleStale, "Value %s for parameter ReceiptHandle is invalid. Reason: %s", h, staleReason)
+		return nil, staleHandle(h, staleReason)
 	}
 	return m, nil
+}
+
+// handleExpired is SQS's reason for refusing a handle whose delivery ended.
+const handleExpired = "The receipt handle has expired."
+
+func staleHandle(h, reason string) error {
+	return Errorf(ErrReceiptHandleStale, "Value %s for parameter ReceiptHandle is invalid. Reason: %s", h, reason)
 }
 
 // VisibilityChange sets a leased message's remaining visibility timeout.

@@ -465,6 +465,25 @@ func TestHandleWorksAfterVisibilityExpiry(t *testing.T) {
 	}
 }
 
+// AcknowledgeInFlight, which SQS's FIFO queues use, refuses a handle whose
+// visibility timeout has ended, even before another receive.
+func TestAcknowledgeInFlightRefusesEndedLease(t *testing.T) {
+	e, clk := newTestEngine(t, Options{})
+	q := mustCreate(t, e, "q", AttributeUpdate{VisibilityTimeout: ptr(30)}, nil)
+	sendBodies(t, q, "m")
+	d := recvOne(t, q, ReceiveOptions{}, "m")
+	clk.Advance(31 * time.Second)
+	err := q.AcknowledgeInFlight([]string{d.ReceiptHandle})[0]
+	wantCode(t, err, ErrReceiptHandleStale)
+	if err == nil || !strings.HasSuffix(err.Error(), "Reason: The receipt handle has expired.") {
+		t.Errorf("error %v", err)
+	}
+	wantCounts(t, q, Counts{Visible: 1})
+	d = recvOne(t, q, ReceiveOptions{}, "m")
+	wantCode(t, q.AcknowledgeInFlight([]string{d.ReceiptHandle})[0], "")
+	wantCounts(t, q, Counts{})
+}
+
 func TestChangeVisibility(t *testing.T) {
 	t.Run("zero releases at once", func(t *testing.T) {
 		e, _ := newTestEngine(t, Options{})

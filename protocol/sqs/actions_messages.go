@@ -236,10 +236,15 @@ func receiveMessage(c *call, in *ReceiveMessageInput) (*ReceiveMessageOutput, er
 	return out, nil
 }
 
-// acknowledge deletes by handle; as in SQS, a handle of an earlier delivery
-// succeeds without deleting ("If you use an old ReceiptHandle, the request
-// will succeed, but the message might not be deleted", API_DeleteMessage).
+// acknowledge deletes by handle. On a standard queue, as in SQS, a handle of
+// an earlier delivery succeeds without deleting ("If you use an old
+// ReceiptHandle, the request will succeed, but the message might not be
+// deleted", API_DeleteMessage). A FIFO queue refuses any handle whose
+// visibility timeout has ended: "The receipt handle has expired."
 func acknowledge(q *engine.Queue, handles []string) []error {
+	if q.IsFIFO() {
+		return q.AcknowledgeInFlight(handles)
+	}
 	errs := q.Acknowledge(handles)
 	for i, err := range errs {
 		if engine.CodeOf(err) == engine.ErrReceiptHandleStale {
