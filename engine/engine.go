@@ -195,20 +195,10 @@ func (e *Engine) load() error {
 	return nil
 }
 
-// numberQueue gives a queue stored before queues had numbers its number,
-// and moves its messages to its keyspace, in one transaction.
+// numberQueue gives a queue stored before queues had numbers the next one.
 func (e *Engine) numberQueue(rec *queueRecord) error {
 	rec.Num = e.lastNum + 1
-	err := e.store.db.Update(func(tx *buntdb.Tx) error {
-		if err := migrateKeysTx(tx, rec.ID, keyspaceOf(rec.Num)); err != nil {
-			return err
-		}
-		if err := putQueueTx(tx, rec); err != nil {
-			return err
-		}
-		return putLastNumTx(tx, rec.Num)
-	})
-	if err != nil {
+	if err := e.store.numberQueue(rec); err != nil {
 		rec.Num = 0
 		return err
 	}

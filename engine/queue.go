@@ -21,7 +21,7 @@ type Queue struct {
 	id       string
 	uuid     [16]byte // id, parsed
 	num      uint64   // names its keyspace in the store
-	keyspace string
+	keyspace string   // num as store keys spell it, kept for the hot paths
 	name     string
 	arn      string
 	created  time.Time

@@ -105,16 +105,25 @@ func putQueueTx(tx *buntdb.Tx, rec *queueRecord) error {
 
 // createQueue stores a new queue and the counter its number came from.
 func (s *store) createQueue(rec *queueRecord) error {
+	return s.db.Update(func(tx *buntdb.Tx) error { return putNumberedQueueTx(tx, rec) })
+}
+
+// numberQueue stores the number given to a queue stored before queues had
+// numbers, and moves its messages to its keyspace, in one transaction.
+func (s *store) numberQueue(rec *queueRecord) error {
 	return s.db.Update(func(tx *buntdb.Tx) error {
-		if err := putQueueTx(tx, rec); err != nil {
+		if err := migrateKeysTx(tx, rec.ID, keyspaceOf(rec.Num)); err != nil {
 			return err
 		}
-		return putLastNumTx(tx, rec.Num)
+		return putNumberedQueueTx(tx, rec)
 	})
 }
 
-func putLastNumTx(tx *buntdb.Tx, num uint64) error {
-	_, _, err := tx.Set(lastNumKey, strconv.FormatUint(num, 10), nil)
+func putNumberedQueueTx(tx *buntdb.Tx, rec *queueRecord) error {
+	if err := putQueueTx(tx, rec); err != nil {
+		return err
+	}
+	_, _, err := tx.Set(lastNumKey, strconv.FormatUint(rec.Num, 10), nil)
 	return err
 }
 
