@@ -34,6 +34,11 @@ type Options struct {
 	// deleted queue's name, for suites that purge or recreate queues often.
 	SkipCooldowns bool
 	Logger        *slog.Logger
+	// FailWrites, when set, is asked before every store write; an error it
+	// returns fails that write as a full disk would. Tests use it to prove
+	// that a change the store did not record is neither answered as done
+	// nor kept in memory.
+	FailWrites func() error
 }
 
 // Defaults for Options.
@@ -47,10 +52,11 @@ const (
 // take Engine.mu or the tasks' lock, never the reverse, and never holds two
 // Queue.mu at once; the store's own lock is innermost.
 type Engine struct {
-	opts  Options
-	clock Clock
-	store *store
-	log   *slog.Logger
+	opts    Options
+	clock   Clock
+	store   *store
+	handles *handleSigner
+	log     *slog.Logger
 
 	mu        sync.RWMutex // guards queues, byID, deletedAt and lastNum
 	queues    map[string]*Queue
@@ -84,11 +90,17 @@ func Open(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	st, err := openStore(opts.Path, opts.Fsync)
+	st, err := openStore(opts.Path, opts.Fsync, opts.Logger, opts.FailWrites)
 	if err != nil {
 		return nil, err
 	}
+	handles, err := loadHandleSigner(st, opts.Random)
+	if err != nil {
+		st.close()
+		return nil, fmt.Errorf("receipt handle key: %w", err)
+	}
 	e := &Engine{
+		handles:   handles,
 		opts:      opts,
 		clock:     opts.Clock,
 		store:     st,
@@ -381,22 +393,27 @@ func (e *Engine) Queues(prefix string) []*Queue {
 // DeleteQueue deletes q and its messages. Waiting receives on it end with
 // QueueDoesNotExist and its receipt handles go stale.
 func (e *Engine) DeleteQueue(q *Queue) error {
-	e.mu.Lock()
-	if e.queues[q.name] != q {
-		e.mu.Unlock()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.deleted {
 		return errNoQueue()
 	}
-	delete(e.queues, q.name)
+	// The store first: a queue it still holds would come back at the next
+	// start.
+	if err := e.store.deleteQueue(q.name, q.id, q.keyspace); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	if e.queues[q.name] == q {
+		delete(e.queues, q.name)
+	}
 	delete(e.byID, q.id)
 	e.deletedAt[q.name] = e.clock.Now()
 	e.mu.Unlock()
-
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	q.deleted = true
 	q.clearLocked()
 	q.wakeLocked()
-	return e.store.deleteQueue(q.name, q.id, q.keyspace)
+	return nil
 }
 
 // DeadLetterSourceQueues lists the queues whose RedrivePolicy names q.

@@ -9,7 +9,7 @@ import (
 
 // Keys: "q:NAME" holds a queue; "m:KEYSPACE:SEQ" a message's immutable
 // record and "s:KEYSPACE:SEQ" its state; "c:queues" the last queue number
-// given out. KEYSPACE is the queue's number in base 36 rather than its
+// given out; "c:seq:KEYSPACE" a queue's sequence counter. KEYSPACE is the queue's number in base 36 rather than its
 // 36-character id, and SEQ is hex after one character giving its length,
 // so that keys sort in sending order without leading zeros. Every step down
 // the store's B-tree compares keys: short keys that differ early keep a
@@ -19,7 +19,12 @@ const (
 	messagePrefix = "m:"
 	statePrefix   = "s:"
 	lastNumKey    = "c:queues"
+	seqKeyPrefix  = "c:seq:"
 )
+
+// seqKey holds the highest sequence number a queue has handed out, as far
+// as its stored messages no longer show it.
+func seqKey(keyspace string) string { return seqKeyPrefix + keyspace }
 
 func queueKey(name string) string { return queuePrefix + name }
 

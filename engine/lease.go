@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tidwall/buntdb"
@@ -26,31 +27,44 @@ func (q *Queue) acknowledge(handles []string, inFlightOnly bool) []error {
 	}
 	q.advance(q.e.clock.Now().UnixNano()) // an expired message is gone, not acknowledged
 	var gone []*message
+	var goneAt []int // gone[k] is named by handles[goneAt[k]]
 	for i, h := range handles {
 		m, err := q.leaseLocked(h, handleExpired)
 		if err == nil && inFlightOnly && m.state != stateInFlight {
 			err = staleHandle(h, handleExpired)
 		}
+		if err == nil && slices.Contains(gone, m) {
+			err = staleHandle(h, handleExpired) // the batch deletes it already
+		}
 		if err != nil {
 			errs[i] = err
 			continue
 		}
-		q.removeLocked(m)
 		gone = append(gone, m)
+		goneAt = append(goneAt, i)
 	}
 	if len(gone) == 0 {
 		return errs
 	}
-	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
+	// The store first: a delete it did not record is not done.
+	seq := q.seqToSave(topSeq(gone))
+	err := q.e.store.update(func(tx *buntdb.Tx) error {
 		for _, m := range gone {
 			if err := q.e.store.deleteMessageTx(tx, q.keyspace, m.seq); err != nil {
 				return err
 			}
 		}
-		return nil
+		return q.putSeqTx(tx, seq)
 	})
 	if err != nil {
-		q.e.log.Error("deleting acknowledged messages", "queue", q.name, "err", err)
+		for _, i := range goneAt {
+			errs[i] = err
+		}
+		return errs
+	}
+	q.savedSeq(seq)
+	for _, m := range gone {
+		q.removeLocked(m)
 	}
 	return errs
 }
@@ -60,6 +74,9 @@ func (q *Queue) leaseLocked(h, staleReason string) (*message, error) {
 	qid, seq, token, err := decodeReceiptHandle(h)
 	if err != nil {
 		return nil, err
+	}
+	if !q.e.handles.valid(qid, seq, token) {
+		return nil, errHandleNeverIssued(h)
 	}
 	if qid != q.uuid {
 		return nil, Errorf(ErrReceiptHandleIsInvalid, "The input receipt handle \"%s\" is not a valid receipt handle for this queue.", h)
@@ -98,8 +115,13 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 	}
 	now := q.e.clock.Now().UnixNano()
 	q.advance(now)
-	var changed []*message
-	woke := false
+	type change struct {
+		m     *message
+		at    int // index in changes
+		end   int64
+		state uint8
+	}
+	var planned []change
 	for i, c := range changes {
 		if c.Timeout < 0 || c.Timeout > MaxVisibilityTimeout {
 			errs[i] = Errorf(ErrInvalidParameterValue, "Value %d for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and %d.", c.Timeout, MaxVisibilityTimeout)
@@ -115,28 +137,39 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 			errs[i] = Errorf(ErrInvalidParameterValue, "Value %d for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [%d seconds].", c.Timeout, int(MaxInFlightDuration/time.Second))
 			continue
 		}
-		q.unstateLocked(m)
-		m.visibleAt = end
+		state := uint8(stateInFlight)
 		if c.Timeout == 0 {
-			q.setStateLocked(m, stateReady, true)
-			woke = true
-		} else {
-			q.setStateLocked(m, stateInFlight, false)
+			state = stateReady
 		}
-		changed = append(changed, m)
+		planned = append(planned, change{m, i, end, state})
 	}
-	if len(changed) > 0 {
-		err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
-			for _, m := range changed {
-				if err := q.e.store.putStateTx(tx, q.keyspace, m, &q.scratch); err != nil {
-					return err
-				}
+	if len(planned) == 0 {
+		return errs
+	}
+	// The store first, from what each message will be: memory changes only
+	// once the store holds the change.
+	err := q.e.store.update(func(tx *buntdb.Tx) error {
+		for _, p := range planned {
+			next := *p.m
+			next.visibleAt, next.state = p.end, p.state
+			if err := q.e.store.putStateTx(tx, q.keyspace, &next, &q.scratch); err != nil {
+				return err
 			}
-			return nil
-		})
-		if err != nil {
-			q.e.log.Error("recording visibility change", "queue", q.name, "err", err)
 		}
+		return nil
+	})
+	if err != nil {
+		for _, p := range planned {
+			errs[p.at] = err
+		}
+		return errs
+	}
+	woke := false
+	for _, p := range planned {
+		q.unstateLocked(p.m)
+		p.m.visibleAt = p.end
+		q.setStateLocked(p.m, p.state, p.state == stateReady)
+		woke = woke || p.state == stateReady
 	}
 	if woke {
 		q.wakeLocked()

@@ -25,14 +25,24 @@ const (
 )
 
 // adopt moves messages that src has already taken out of its index into q,
-// in one store transaction, with their bodies and attributes.
+// in one store transaction, with their bodies and attributes. When the store
+// cannot record the move, src gets them back as they were.
 func (q *Queue) adopt(src *Queue, moved []*message, how arrival) int {
+	n, err := q.adoptOnce(src, moved, how)
+	if err != nil {
+		src.giveBack(moved)
+	}
+	return n
+}
+
+func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	a := q.Attributes()
 	now := q.e.clock.Now().UnixNano()
 	var adopted []*message
-	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
+	srcSeq := src.seqToSave(topSeq(moved))
+	err := q.e.store.update(func(tx *buntdb.Tx) error {
 		for _, old := range moved {
 			raw, err := tx.Get(messageKey(src.keyspace, old.seq))
 			if err != nil {
@@ -79,16 +89,38 @@ func (q *Queue) adopt(src *Queue, moved []*message, how arrival) int {
 			m.size = size
 			adopted = append(adopted, m)
 		}
-		return nil
+		return src.putSeqTx(tx, srcSeq)
 	})
 	if err != nil {
-		q.e.log.Error("moving messages", "from", src.name, "to", q.name, "err", err)
-		return 0
+		return 0, err
 	}
+	src.savedSeq(srcSeq)
 	for _, m := range adopted {
 		q.insertLocked(m)
 		q.countEnqueuedLocked(m)
 	}
 	q.wakeLocked()
-	return len(adopted)
+	return len(adopted), nil
+}
+
+// giveBack returns to q, as they were, messages that it took out of its
+// index for a move that the store did not record.
+func (q *Queue) giveBack(msgs []*message) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.deleted {
+		return
+	}
+	for _, m := range msgs {
+		if !m.gone || q.msgs.get(m.seq) != nil {
+			continue
+		}
+		m.gone = false
+		if m.group != nil {
+			m.group = q.groupLocked(m.group.id) // the group may have been forgotten
+		}
+		q.stats.removed--
+		q.insertLocked(m)
+	}
+	q.wakeLocked()
 }

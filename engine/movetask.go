@@ -170,7 +170,7 @@ func (e *Engine) saveTaskLocked(t *moveTask) error {
 	if err != nil {
 		return err
 	}
-	return e.store.db.Update(func(tx *buntdb.Tx) error {
+	return e.store.update(func(tx *buntdb.Tx) error {
 		_, _, err := tx.Set(moveTaskPrefix+t.Handle, string(b), nil)
 		return err
 	})

@@ -28,6 +28,7 @@ type Queue struct {
 	fifo     bool
 	attrs    atomic.Pointer[QueueAttributes]
 	seq      atomic.Uint64 // last sequence number handed out
+	seqSaved atomic.Uint64 // at most the counter the store holds under seqKey
 
 	mu        sync.Mutex // guards every field below
 	modified  time.Time
@@ -157,9 +158,15 @@ func (q *Queue) SetAttributes(u AttributeUpdate) error {
 	if err := a.check(); err != nil {
 		return err
 	}
+	now := q.e.clock.Now()
+	rec := q.record()
+	rec.Attributes, rec.Modified = a, now.UnixNano()
+	if err := q.e.store.putQueue(rec); err != nil {
+		return err
+	}
 	q.attrs.Store(&a)
-	q.modified = q.e.clock.Now()
-	return q.saveLocked()
+	q.modified = now
+	return nil
 }
 
 // Tags returns a copy of the queue's tags.
@@ -220,12 +227,27 @@ func (q *Queue) Purge() error {
 	if !q.e.opts.SkipCooldowns && !q.lastPurge.IsZero() && now.Sub(q.lastPurge) < PurgeCooldown {
 		return Errorf(ErrPurgeQueueInProgress, "Only one PurgeQueue operation on %s is allowed every 60 seconds.", q.name)
 	}
-	q.clearLocked()
-	q.lastPurge = now
-	if err := q.e.store.purge(q.keyspace); err != nil {
+	// The store first: the messages and the purge's time go together, and
+	// memory follows only once they are recorded.
+	rec := q.record()
+	rec.LastPurge = now.UnixNano()
+	seq := q.seqToSave(q.seq.Load())
+	err := q.e.store.update(func(tx *buntdb.Tx) error {
+		if err := deleteMessagesTx(tx, q.keyspace); err != nil {
+			return err
+		}
+		if err := q.putSeqTx(tx, seq); err != nil {
+			return err
+		}
+		return putQueueTx(tx, rec)
+	})
+	if err != nil {
 		return err
 	}
-	return q.saveLocked()
+	q.savedSeq(seq)
+	q.clearLocked()
+	q.lastPurge = now
+	return nil
 }
 
 // clearLocked drops every message from memory; the caller removes them from
@@ -380,26 +402,29 @@ func (q *Queue) advance(now int64) {
 	}
 	q.dedup.expire(now)
 	q.attempts.expire(now)
-	var expired []uint64
+	var expired []*message
 	for e, ok := q.expiry.peek(); ok && e.at <= now; e, ok = q.expiry.peek() {
 		q.expiry.pop()
 		if !expiryLive(e) {
 			continue
 		}
 		q.removeLocked(e.m)
-		expired = append(expired, e.m.seq)
+		expired = append(expired, e.m)
 	}
 	if len(expired) > 0 {
-		err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
-			for _, seq := range expired {
-				if err := q.e.store.deleteMessageTx(tx, q.keyspace, seq); err != nil {
+		// An expired message is gone whether or not the store forgets it now:
+		// one left behind by a failed write expires again when loaded.
+		seq := q.seqToSave(topSeq(expired))
+		err := q.e.store.update(func(tx *buntdb.Tx) error {
+			for _, m := range expired {
+				if err := q.e.store.deleteMessageTx(tx, q.keyspace, m.seq); err != nil {
 					return err
 				}
 			}
-			return nil
+			return q.putSeqTx(tx, seq)
 		})
-		if err != nil {
-			q.e.log.Error("deleting expired messages", "queue", q.name, "err", err)
+		if err == nil {
+			q.savedSeq(seq)
 		}
 	}
 	if woke {
@@ -411,6 +436,9 @@ func (q *Queue) advance(now int64) {
 func (q *Queue) loadMessages(now int64) error {
 	prefix := recordPrefix(statePrefix, q.keyspace)
 	return q.e.store.db.View(func(tx *buntdb.Tx) error {
+		if err := q.loadSeqTx(tx); err != nil {
+			return err
+		}
 		var ferr error
 		err := tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
 			if !strings.HasPrefix(k, prefix) {

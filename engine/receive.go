@@ -2,9 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/binary"
-	"io"
 	"time"
 
 	"github.com/google/uuid"
@@ -111,13 +108,24 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 	}
 	now := q.e.clock.Now().UnixNano()
 	q.advance(now)
-	if again := q.retryAttemptLocked(opts.AttemptID, now, vis); len(again) > 0 {
-		q.stats.received += int64(len(again))
+	if again, was := q.retryAttemptLocked(opts.AttemptID, now, vis); len(again) > 0 {
 		out, err = q.loadDeliveries(again)
+		if err != nil {
+			for i, m := range again {
+				if !m.gone {
+					q.unstateLocked(m)
+					m.visibleAt = was[i]
+					q.setStateLocked(m, stateInFlight, false)
+				}
+			}
+		} else {
+			q.stats.received += int64(len(out))
+		}
 		q.mu.Unlock()
 		return out, nil, 0, err
 	}
 	var picked, dead []*message
+	var undo [MaxMessagesPerReceive]lease // picked[i]'s lease before this receive
 	var cur *group
 	for len(picked) < opts.MaxMessages {
 		m := q.nextReadyLocked(&cur)
@@ -135,7 +143,8 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 			}
 			break
 		}
-		if err := q.newToken(m); err != nil {
+		undo[len(picked)] = leaseOf(m)
+		if err := q.e.handles.newToken(q.e.opts.Random, q.uuid, m); err != nil {
 			q.mu.Unlock()
 			return nil, nil, 0, Errorf(ErrInternal, "receipt token: %v", err)
 		}
@@ -150,9 +159,18 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 		picked = append(picked, m)
 	}
 	if len(picked) > 0 {
-		q.stats.received += int64(len(picked))
-		q.recordAttemptLocked(opts.AttemptID, picked, now)
 		out, err = q.loadDeliveries(picked)
+		if err != nil {
+			// The store kept none of the leases: the messages are as they were.
+			for i := len(picked) - 1; i >= 0; i-- {
+				if !picked[i].gone {
+					q.restoreLeaseLocked(picked[i], undo[i])
+				}
+			}
+		} else {
+			q.stats.received += int64(len(out))
+			q.recordAttemptLocked(opts.AttemptID, picked, now)
+		}
 	}
 	if len(out) == 0 && err == nil && wait {
 		q.waiting++
@@ -170,27 +188,27 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 
 // retryAttemptLocked answers a FIFO receive retried with the same attempt
 // id: the messages it returned that are still in that delivery, with their
-// visibility timeouts started again.
-func (q *Queue) retryAttemptLocked(id string, now int64, vis int) []*message {
+// visibility timeouts started again, and the instants those ended before.
+func (q *Queue) retryAttemptLocked(id string, now int64, vis int) (again []*message, was []int64) {
 	if !q.fifo || id == "" {
-		return nil
+		return nil, nil
 	}
 	at := q.attempts.lookup(id, now)
 	if at == nil {
-		return nil
+		return nil, nil
 	}
-	var again []*message
 	for i, seq := range at.seqs {
 		m := q.msgs.get(seq)
 		if m == nil || m.state != stateInFlight || m.token != at.tokens[i] {
 			continue
 		}
+		was = append(was, m.visibleAt)
 		q.unstateLocked(m)
 		m.visibleAt = now + int64(vis)*1e9
 		q.setStateLocked(m, stateInFlight, false)
 		again = append(again, m)
 	}
-	return again
+	return again, was
 }
 
 func (q *Queue) recordAttemptLocked(id string, picked []*message, now int64) {
@@ -210,7 +228,7 @@ func (q *Queue) recordAttemptLocked(id string, picked []*message, now int64) {
 func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	out := make([]Delivery, 0, len(picked))
 	var missing []*message
-	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
+	err := q.e.store.update(func(tx *buntdb.Tx) error {
 		for _, m := range picked {
 			raw, err := tx.Get(messageKey(q.keyspace, m.seq))
 			if err != nil {
@@ -239,9 +257,29 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 		q.removeLocked(m)
 	}
 	if err != nil {
-		return nil, Errorf(ErrInternal, "recording receive: %v", err)
+		return nil, err
 	}
 	return out, nil
+}
+
+// lease is what a receive changes in a message, kept to undo it.
+type lease struct {
+	token                                 [tokenLen]byte
+	receiveCount                          int
+	firstReceiveAt, receivedAt, visibleAt int64
+}
+
+func leaseOf(m *message) lease {
+	return lease{m.token, m.receiveCount, m.firstReceiveAt, m.receivedAt, m.visibleAt}
+}
+
+// restoreLeaseLocked puts a message a receive leased back as it was: ready,
+// at the front, with its earlier delivery.
+func (q *Queue) restoreLeaseLocked(m *message, l lease) {
+	q.unstateLocked(m)
+	m.token, m.receiveCount = l.token, l.receiveCount
+	m.firstReceiveAt, m.receivedAt, m.visibleAt = l.firstReceiveAt, l.receivedAt, l.visibleAt
+	q.setStateLocked(m, stateReady, true)
 }
 
 // deadLetterTarget returns the queue a's RedrivePolicy names, or nil.
@@ -256,48 +294,15 @@ func (e *Engine) deadLetterTarget(a QueueAttributes) *Queue {
 	return dlq
 }
 
-const tokenLen = 16
-
-func (q *Queue) newToken(m *message) error {
-	_, err := io.ReadFull(q.e.opts.Random, m.token[:])
-	return err
-}
-
-// A receipt handle is a version byte, the queue's id, the message's
-// sequence number and its delivery token: it names its queue, so that it
-// works without one, and is unguessable and bound to one delivery. The
-// version byte also makes every handle start with "A", never with "-",
-// which a command line would read as a flag.
-const (
-	receiptHandleVersion = 1
-	receiptHandleLen     = 1 + 16 + 8 + tokenLen
-)
-
-func encodeReceiptHandle(qid [16]byte, seq uint64, token [tokenLen]byte) string {
-	var b [receiptHandleLen]byte
-	b[0] = receiptHandleVersion
-	copy(b[1:17], qid[:])
-	binary.BigEndian.PutUint64(b[17:25], seq)
-	copy(b[25:], token[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
-}
-
-func decodeReceiptHandle(h string) (qid [16]byte, seq uint64, token [tokenLen]byte, err error) {
-	b, derr := base64.RawURLEncoding.DecodeString(h)
-	if derr != nil || len(b) != receiptHandleLen || b[0] != receiptHandleVersion {
-		return qid, 0, token, Errorf(ErrReceiptHandleIsInvalid, "The input receipt handle \"%s\" is not a valid receipt handle.", h)
-	}
-	copy(qid[:], b[1:17])
-	copy(token[:], b[25:])
-	return qid, binary.BigEndian.Uint64(b[17:25]), token, nil
-}
-
 // QueueOfReceiptHandle returns the queue a receipt handle belongs to. A
 // well-formed handle of a queue that no longer exists is stale.
 func (e *Engine) QueueOfReceiptHandle(h string) (*Queue, error) {
-	qid, _, _, err := decodeReceiptHandle(h)
+	qid, seq, token, err := decodeReceiptHandle(h)
 	if err != nil {
 		return nil, err
+	}
+	if !e.handles.valid(qid, seq, token) {
+		return nil, errHandleNeverIssued(h)
 	}
 	q, err := e.QueueByID(uuid.UUID(qid).String())
 	if err != nil {

@@ -42,11 +42,19 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	now := q.e.clock.Now()
 	q.advance(now.UnixNano())
 	stored := batch[:0]
+	// Deduplication ids of this batch's messages, which enter the window
+	// only once the store holds them; a batch may repeat an id.
+	var fresh map[string]dedupEntry
 	for k := range batch {
 		p := &batch[k]
+		var key string
 		if a.FifoQueue {
-			key := dedupKey(a.DeduplicationScope, p.rec.GroupID, p.rec.DeduplicationID)
-			if first, ok := q.dedup.lookup(key, now.UnixNano()); ok {
+			key = dedupKey(a.DeduplicationScope, p.rec.GroupID, p.rec.DeduplicationID)
+			first, ok := q.dedup.lookup(key, now.UnixNano())
+			if !ok {
+				first, ok = fresh[key]
+			}
+			if ok {
 				// A repeat within the window is accepted and not stored.
 				results[p.i] = SendResult{MessageID: first.messageID, MD5OfBody: p.rec.MD5OfBody, SequenceNumber: first.sequenceNumber}
 				continue
@@ -55,9 +63,10 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		p.m.seq = q.seq.Add(1)
 		if a.FifoQueue {
 			p.rec.SequenceNumber = formatSequenceNumber(p.m.seq)
-			q.dedup.add(dedupKey(a.DeduplicationScope, p.rec.GroupID, p.rec.DeduplicationID), dedupEntry{
-				messageID: p.rec.ID, sequenceNumber: p.rec.SequenceNumber, expires: now.Add(DeduplicationWindow).UnixNano(),
-			})
+			if fresh == nil {
+				fresh = map[string]dedupEntry{}
+			}
+			fresh[key] = dedupEntry{messageID: p.rec.ID, sequenceNumber: p.rec.SequenceNumber, expires: now.Add(DeduplicationWindow).UnixNano()}
 		}
 		if p.rec.GroupID != "" {
 			p.m.group = q.groupLocked(p.rec.GroupID)
@@ -76,7 +85,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		stored = append(stored, *p)
 	}
 	batch = stored
-	err := q.e.store.db.Update(func(tx *buntdb.Tx) error {
+	err := q.e.store.update(func(tx *buntdb.Tx) error {
 		for _, p := range batch {
 			size, err := q.e.store.putMessageTx(tx, q.keyspace, p.m, &p.rec, &q.scratch)
 			if err != nil {
@@ -88,9 +97,12 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	})
 	if err != nil {
 		for _, p := range batch {
-			results[p.i].Err = Errorf(ErrInternal, "storing message: %v", err)
+			results[p.i].Err = err
 		}
 		return results
+	}
+	for key, first := range fresh {
+		q.dedup.add(key, first)
 	}
 	for _, p := range batch {
 		q.insertLocked(p.m)

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -45,9 +46,37 @@ func (p FsyncPolicy) String() string {
 type store struct {
 	db      *buntdb.DB
 	durable bool // backed by a file
+	log     *slog.Logger
+	// failWrites, when set, is asked before every write transaction; an
+	// error it returns fails the write as a full disk would.
+	failWrites func() error
 }
 
-func openStore(path string, fsync FsyncPolicy) (*store, error) {
+// errStoreWrite is what a caller is told of a change the store could not
+// record, in SQS's words for an internal failure; the cause is logged.
+func errStoreWrite() error {
+	return Errorf(ErrInternal, "We encountered an internal error. Please try again.")
+}
+
+// update runs fn as one write transaction. When it fails, buntdb has rolled
+// the transaction back, so the store is as it was: callers then leave their
+// memory as it was too, and answer ErrInternal. Every write of the engine
+// goes through here.
+func (s *store) update(fn func(tx *buntdb.Tx) error) error {
+	if s.failWrites != nil {
+		if err := s.failWrites(); err != nil {
+			s.log.Error("store write failed", "err", err)
+			return errStoreWrite()
+		}
+	}
+	if err := s.db.Update(fn); err != nil {
+		s.log.Error("store write failed", "err", err)
+		return errStoreWrite()
+	}
+	return nil
+}
+
+func openStore(path string, fsync FsyncPolicy, log *slog.Logger, failWrites func() error) (*store, error) {
 	if path == "" {
 		path = ":memory:"
 	}
@@ -69,7 +98,7 @@ func openStore(path string, fsync FsyncPolicy) (*store, error) {
 		db.Close()
 		return nil, err
 	}
-	return &store{db: db, durable: path != ":memory:"}, nil
+	return &store{db: db, durable: path != ":memory:", log: log, failWrites: failWrites}, nil
 }
 
 func (s *store) close() error { return s.db.Close() }
@@ -91,7 +120,7 @@ type queueRecord struct {
 }
 
 func (s *store) putQueue(rec *queueRecord) error {
-	return s.db.Update(func(tx *buntdb.Tx) error { return putQueueTx(tx, rec) })
+	return s.update(func(tx *buntdb.Tx) error { return putQueueTx(tx, rec) })
 }
 
 func putQueueTx(tx *buntdb.Tx, rec *queueRecord) error {
@@ -105,13 +134,13 @@ func putQueueTx(tx *buntdb.Tx, rec *queueRecord) error {
 
 // createQueue stores a new queue and the counter its number came from.
 func (s *store) createQueue(rec *queueRecord) error {
-	return s.db.Update(func(tx *buntdb.Tx) error { return putNumberedQueueTx(tx, rec) })
+	return s.update(func(tx *buntdb.Tx) error { return putNumberedQueueTx(tx, rec) })
 }
 
 // numberQueue stores the number given to a queue stored before queues had
 // numbers, and moves its messages to its keyspace, in one transaction.
 func (s *store) numberQueue(rec *queueRecord) error {
-	return s.db.Update(func(tx *buntdb.Tx) error {
+	return s.update(func(tx *buntdb.Tx) error {
 		if err := migrateKeysTx(tx, rec.ID, keyspaceOf(rec.Num)); err != nil {
 			return err
 		}
@@ -176,7 +205,7 @@ func deleteMessagesTx(tx *buntdb.Tx, keyspace string) error {
 // deleteQueue removes a queue's record, unless a queue of the same name
 // created since holds it now, and the queue's messages.
 func (s *store) deleteQueue(name, id, keyspace string) error {
-	return s.db.Update(func(tx *buntdb.Tx) error {
+	return s.update(func(tx *buntdb.Tx) error {
 		v, err := tx.Get(queueKey(name))
 		switch {
 		case err == buntdb.ErrNotFound:
@@ -190,12 +219,11 @@ func (s *store) deleteQueue(name, id, keyspace string) error {
 				}
 			}
 		}
+		if err := deleteKey(tx, seqKey(keyspace)); err != nil {
+			return err
+		}
 		return deleteMessagesTx(tx, keyspace)
 	})
-}
-
-func (s *store) purge(keyspace string) error {
-	return s.db.Update(func(tx *buntdb.Tx) error { return deleteMessagesTx(tx, keyspace) })
 }
 
 func deleteKey(tx *buntdb.Tx, key string) error {

@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"strconv"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Sequence numbers only ever increase per queue, across restarts too: a
+// restart takes up the count from the highest of the stored messages'
+// numbers and the stored counter. The counter is written only by a
+// transaction that deletes a message numbered above what the store already
+// covers, since only such a delete could hide a number a client has seen;
+// a steady stream of sends and deletes writes it about once per burst, not
+// once per message. Messages leave a queue under its own lock, and, when
+// dead-lettered or moved, under their new queue's: so the counter's record
+// is atomic, and a transaction never lowers the stored counter.
+
+// seqToSave returns the counter to store with a transaction that
+// deletes messages numbered up to top, or 0 when the store covers them.
+func (q *Queue) seqToSave(top uint64) uint64 {
+	if !q.e.store.durable || top <= q.seqSaved.Load() {
+		return 0
+	}
+	return q.seq.Load()
+}
+
+// putSeqTx raises the stored counter to n, unless n is 0.
+func (q *Queue) putSeqTx(tx *buntdb.Tx, n uint64) error {
+	if n == 0 {
+		return nil
+	}
+	if v, err := tx.Get(seqKey(q.keyspace)); err == nil {
+		if stored, err := strconv.ParseUint(v, 10, 64); err == nil && stored >= n {
+			return nil
+		}
+	}
+	_, _, err := tx.Set(seqKey(q.keyspace), strconv.FormatUint(n, 10), nil)
+	return err
+}
+
+// savedSeq records that the store holds at least counter n, once the
+// transaction that wrote it has committed.
+func (q *Queue) savedSeq(n uint64) {
+	for {
+		old := q.seqSaved.Load()
+		if n <= old || q.seqSaved.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
+// topSeq is the highest sequence number of msgs.
+func topSeq(msgs []*message) uint64 {
+	var top uint64
+	for _, m := range msgs {
+		top = max(top, m.seq)
+	}
+	return top
+}
+
+// loadSeqTx reads the stored counter into the queue.
+func (q *Queue) loadSeqTx(tx *buntdb.Tx) error {
+	v, err := tx.Get(seqKey(q.keyspace))
+	if err == buntdb.ErrNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		q.e.log.Error("unreadable sequence counter", "queue", q.name, "value", v)
+		return nil
+	}
+	q.seqSaved.Store(n)
+	if n > q.seq.Load() {
+		q.seq.Store(n)
+	}
+	return nil
+}
