@@ -57,3 +57,26 @@ func CodeOf(err error) Code {
 	}
 	return ErrInternal
 }
+
+// BatchFailure returns the first of errs that is ErrInternal, or nil. The
+// store records a batch in one transaction, so such an error means none of
+// the batch's changes took effect: front ends answer the request as a whole
+// with it, as SQS answers an internal failure, rather than entry by entry.
+func BatchFailure(errs []error) error {
+	for _, err := range errs {
+		if err != nil && CodeOf(err) == ErrInternal {
+			return err
+		}
+	}
+	return nil
+}
+
+// SendFailure is BatchFailure for the results of a send.
+func SendFailure(results []SendResult) error {
+	for _, r := range results {
+		if r.Err != nil && CodeOf(r.Err) == ErrInternal {
+			return r.Err
+		}
+	}
+	return nil
+}

@@ -139,7 +139,11 @@ func (a *API) sendMessages(c *call) (int, any, error) {
 		at = append(at, i)
 	}
 	if len(batch) > 0 {
-		for k, r := range q.Send(batch) {
+		results := q.Send(batch)
+		if err := engine.SendFailure(results); err != nil {
+			return 0, nil, err
+		}
+		for k, r := range results {
 			res := &out.Results[at[k]]
 			if r.Err != nil {
 				res.Error = toAPIError(r.Err)
@@ -367,7 +371,11 @@ func (a *API) acknowledgeMessages(c *call) (int, any, error) {
 		groups[k].at = append(groups[k].at, i)
 	}
 	for _, g := range groups {
-		for j, err := range g.q.Acknowledge(g.handles) {
+		errs := g.q.Acknowledge(g.handles)
+		if err := engine.BatchFailure(errs); err != nil {
+			return 0, nil, err
+		}
+		for j, err := range errs {
 			if err != nil {
 				out.Results[g.at[j]].Error = handleError(err)
 			}

@@ -99,7 +99,11 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	if total > maxBatchBytes {
 		return nil, engine.Errorf(engine.ErrBatchRequestTooLong, "Batch requests cannot be longer than %d bytes. You have sent %d bytes.", maxBatchBytes, total)
 	}
-	for i, r := range q.Send(msgs) {
+	results := q.Send(msgs)
+	if err := engine.SendFailure(results); err != nil {
+		return nil, err
+	}
+	for i, r := range results {
 		if r.Err != nil {
 			out.Failed = append(out.Failed, failedEntry(sent[i], r.Err))
 			continue
@@ -278,7 +282,11 @@ func deleteMessageBatch(c *call, in *DeleteMessageBatchInput) (*DeleteMessageBat
 		handles[i] = e.ReceiptHandle
 	}
 	out := &DeleteMessageBatchOutput{Successful: []BatchResultEntry{}, Failed: []BatchResultErrorEntry{}}
-	for i, err := range acknowledge(q, handles) {
+	errs := acknowledge(q, handles)
+	if err := engine.BatchFailure(errs); err != nil {
+		return nil, err
+	}
+	for i, err := range errs {
 		id := in.Entries[i].Id
 		if err == nil && handles[i] == "" {
 			err = missing("ReceiptHandle")
@@ -328,7 +336,11 @@ func changeMessageVisibilityBatch(c *call, in *ChangeMessageVisibilityBatchInput
 			changeIDs = append(changeIDs, e.Id)
 		}
 	}
-	for i, err := range q.ChangeVisibility(changes) {
+	errs := q.ChangeVisibility(changes)
+	if err := engine.BatchFailure(errs); err != nil {
+		return nil, err
+	}
+	for i, err := range errs {
 		if err != nil {
 			out.Failed = append(out.Failed, failedEntry(changeIDs[i], err))
 		} else {
