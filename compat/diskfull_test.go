@@ -28,18 +28,13 @@ import (
 )
 
 // mountTmpfs mounts a tmpfs of the given size on a new directory, for the
-// length of the test. It needs root; without it the test is skipped, unless
-// MINISQS_REQUIRE_TMPFS is set (as the README's test command sets it).
+// length of the test. It needs root.
 func mountTmpfs(t *testing.T, size string) string {
 	t.Helper()
 	dir := t.TempDir()
 	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput()
 	if err != nil {
-		msg := fmt.Sprintf("cannot mount a tmpfs (needs root): %v %s", err, bytes.TrimSpace(out))
-		if os.Getenv("MINISQS_REQUIRE_TMPFS") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		missingEnv(t, "cannot mount a tmpfs (needs root): %v %s", err, bytes.TrimSpace(out))
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
