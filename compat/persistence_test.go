@@ -2,10 +2,15 @@ package compat
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	awsv2 "github.com/aws/aws-sdk-go-v2/aws"
 	sqsv2 "github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -124,5 +129,38 @@ func TestPersistenceAcrossRestarts(t *testing.T) {
 			}
 			p.stop(t, syscall.SIGTERM)
 		})
+	}
+}
+
+// TestSecondProcessOnOneStore starts a second binary on a --db file the
+// first holds: it must exit at once, naming the file and the holder, and
+// leave the first serving.
+func TestSecondProcessOnOneStore(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "minisqs.db")
+	first := startProcess(t, "--db", db)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	second := exec.CommandContext(ctx, minisqsBinary(t), "--addr", "127.0.0.1:"+strconv.Itoa(freePort(t)), "--db", db)
+	out, err := second.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("a second minisqs on %s was still running after 10s:\n%s", db, out)
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("second minisqs: %v, want a non-zero exit\n%s", err, out)
+	}
+	holder := "process " + strconv.Itoa(first.cmd.Process.Pid)
+	if !strings.Contains(string(out), db) || !strings.Contains(string(out), holder) {
+		t.Errorf("second minisqs said %q, want the file %s and %s", out, db, holder)
+	}
+
+	c := processClient(t, first.URL)
+	if _, err := c.CreateQueue(ctx, &sqsv2.CreateQueueInput{QueueName: awsv2.String("still-serving")}); err != nil {
+		t.Fatalf("the first minisqs after the second was refused: %v", err)
+	}
+	first.stop(t, os.Interrupt)
+	c = processClient(t, startProcess(t, "--db", db).URL)
+	if _, err := c.GetQueueUrl(ctx, &sqsv2.GetQueueUrlInput{QueueName: awsv2.String("still-serving")}); err != nil {
+		t.Fatalf("a minisqs started after the first stopped: %v", err)
 	}
 }

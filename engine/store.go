@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -45,7 +46,8 @@ func (p FsyncPolicy) String() string {
 // has no restart, does not write them.
 type store struct {
 	db      *buntdb.DB
-	durable bool // backed by a file
+	durable bool       // backed by a file
+	lock    *storeLock // keeps the file to this process
 	log     *slog.Logger
 	// failWrites, when set, is asked before every write transaction; an
 	// error it returns fails the write as a full disk would.
@@ -80,13 +82,14 @@ func openStore(path string, fsync FsyncPolicy, log *slog.Logger, failWrites func
 	if path == "" {
 		path = ":memory:"
 	}
-	db, err := buntdb.Open(path)
+	db, lock, err := openDB(path)
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, err
 	}
 	var cfg buntdb.Config
 	if err := db.ReadConfig(&cfg); err != nil {
 		db.Close()
+		lock.release()
 		return nil, err
 	}
 	cfg.SyncPolicy = map[FsyncPolicy]buntdb.SyncPolicy{
@@ -96,12 +99,13 @@ func openStore(path string, fsync FsyncPolicy, log *slog.Logger, failWrites func
 	}[fsync]
 	if err := db.SetConfig(cfg); err != nil {
 		db.Close()
+		lock.release()
 		return nil, err
 	}
-	return &store{db: db, durable: path != ":memory:", log: log, failWrites: failWrites}, nil
+	return &store{db: db, durable: path != ":memory:", lock: lock, log: log, failWrites: failWrites}, nil
 }
 
-func (s *store) close() error { return s.db.Close() }
+func (s *store) close() error { return errors.Join(s.db.Close(), s.lock.release()) }
 
 // queueRecord is a queue as stored.
 type queueRecord struct {

@@ -65,7 +65,7 @@ var settings = []setting{
 	{flag: "log-format", env: "MINISQS_LOG_FORMAT", def: "text", help: "text or json"},
 	{flag: "config", env: "MINISQS_CONFIG", def: "", help: "YAML or JSON file declaring queues to create at start"},
 	{flag: "queues", env: "MINISQS_QUEUES", def: "", help: "comma-separated queues to create at start, e.g. orders,events.fifo (a .fifo name makes a FIFO queue)"},
-	{flag: "api-token", env: "MINISQS_API_TOKEN", def: "", help: "bearer token with the admin role for the REST API; with no token the REST API is open"},
+	{flag: "api-token", env: "MINISQS_API_TOKEN", def: "", help: "bearer token with the admin role for the REST API (not the SQS protocols); with no token the REST API is open"},
 	{flag: "token-file", env: "MINISQS_TOKEN_FILE", def: "", help: "file of REST API tokens, one \"ROLE TOKEN\" a line (admin, producer, consumer, inspector)"},
 }
 
@@ -136,17 +136,22 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (co
 
 // loadTokens gathers the REST API's tokens: adminToken, and the lines of
 // file, each "ROLE TOKEN"; blank lines and lines starting with # are
-// skipped. None means the API is open.
+// skipped. None means the API is open, so a token file without tokens is
+// refused rather than leaving the API open unawares; so is a token given
+// twice, whose role would otherwise be the last line's.
 func loadTokens(adminToken, file string) (map[string]rest.Role, error) {
 	tokens := map[string]rest.Role{}
+	given := map[string]string{} // where each token was given
 	if adminToken != "" {
 		tokens[adminToken] = rest.RoleAdmin
+		given[adminToken] = "--api-token"
 	}
 	if file != "" {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("token-file: %w", err)
 		}
+		inFile := 0
 		for n, line := range strings.Split(string(b), "\n") {
 			line = strings.TrimSpace(line)
 			if line == "" || strings.HasPrefix(line, "#") {
@@ -157,7 +162,18 @@ func loadTokens(adminToken, file string) (map[string]rest.Role, error) {
 			if !ok || token == "" || !rest.ValidRole(rest.Role(role)) {
 				return nil, fmt.Errorf("%s:%d: want \"ROLE TOKEN\" with ROLE admin, producer, consumer or inspector", file, n+1)
 			}
+			if where, ok := given[token]; ok {
+				if tokens[token] == rest.Role(role) {
+					return nil, fmt.Errorf("%s:%d: the same token as %s, with the same role: give each token once", file, n+1, where)
+				}
+				return nil, fmt.Errorf("%s:%d: the same token as %s, with the role %s there and %s here: a token has one role", file, n+1, where, tokens[token], role)
+			}
 			tokens[token] = rest.Role(role)
+			given[token] = fmt.Sprintf("line %d", n+1)
+			inFile++
+		}
+		if inFile == 0 {
+			return nil, fmt.Errorf("token-file %s has no tokens, only blank or # lines: give at least one \"ROLE TOKEN\" line, or no --token-file for an open API", file)
 		}
 	}
 	if len(tokens) == 0 {

@@ -106,3 +106,36 @@ func TestLoadTokens(t *testing.T) {
 		t.Error("a missing token file was accepted")
 	}
 }
+
+// A token file that would leave the REST API open, or give a token two
+// roles, is refused, naming the file and the line.
+func TestLoadTokensRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, admin, file string
+		want              []string
+	}{
+		{name: "empty", file: "", want: []string{"has no tokens"}},
+		{name: "comments only", file: "# producer p-token\n\n  # none yet\n", want: []string{"has no tokens"}},
+		{name: "empty beside --api-token", admin: "root", file: "\n", want: []string{"has no tokens"}},
+		{name: "two roles", file: "producer t1\nconsumer c1\nconsumer t1\n", want: []string{":3:", "line 1", "producer there and consumer here"}},
+		{name: "same role twice", file: "consumer t1\n\nconsumer t1\n", want: []string{":3:", "line 1", "same role"}},
+		{name: "--api-token again as admin", admin: "root", file: "admin root\n", want: []string{":1:", "--api-token", "same role"}},
+		{name: "--api-token again as producer", admin: "root", file: "producer root\n", want: []string{":1:", "--api-token", "admin there and producer here"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "tokens")
+			if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tokens, err := loadTokens(tc.admin, path)
+			if err == nil {
+				t.Fatalf("loaded %v, want a refusal", tokens)
+			}
+			for _, want := range append(tc.want, path) {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q, want %q in it", err, want)
+				}
+			}
+		})
+	}
+}

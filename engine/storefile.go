@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/tidwall/buntdb"
+)
+
+// formatKey marks a buntdb file as a minisqs store; formatValue is the
+// store's format. The key sorts before every other key, so it is the first
+// record of a new store and of every rewrite of the file, since buntdb's
+// Shrink writes the keys in order.
+const (
+	formatKey   = "!minisqs"
+	formatValue = "1"
+)
+
+// formatRecord is the format record as buntdb writes it.
+const formatRecord = "*3\r\n$3\r\nset\r\n$8\r\n" + formatKey + "\r\n$1\r\n" + formatValue + "\r\n"
+
+// storeHead is how much of a file checkStoreFile reads: enough for the
+// first record's key, however large the file.
+const storeHead = 4096
+
+// openDB opens the buntdb file at path for this process alone, or an
+// in-memory db for ":memory:". It refuses, without changing it, a file that
+// is not a minisqs store, since buntdb's loader would take such a file for
+// a store with a torn tail and truncate it; and it refuses a store another
+// process has open, since two writers would overwrite each other. The lock
+// it returns, nil in memory, is released when the db is closed.
+func openDB(path string) (*buntdb.DB, *storeLock, error) {
+	if path == ":memory:" {
+		db, err := buntdb.Open(path)
+		return db, nil, err
+	}
+	if err := checkStoreFile(path); err != nil {
+		return nil, nil, err
+	}
+	lock, err := lockStore(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := buntdb.Open(path)
+	if err == nil {
+		if err = markStore(db); err != nil {
+			db.Close()
+		}
+	}
+	if err != nil {
+		lock.release()
+		return nil, nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return db, lock, nil
+}
+
+// checkStoreFile accepts a missing or empty file and a minisqs store: one
+// whose first record is buntdb's set or del of a minisqs key, or the start
+// of the format record that a crash cut short. It reads only the file's
+// head.
+func checkStoreFile(path string) error {
+	refuse := func(why string) error {
+		return fmt.Errorf("open store %s: not a minisqs store (%s); it is left as it is", path, why)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("open store %s: %w", path, err)
+	case fi.IsDir():
+		return refuse("it is a directory")
+	case !fi.Mode().IsRegular():
+		return refuse("it is not a regular file")
+	case fi.Size() == 0:
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, storeHead)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return fmt.Errorf("open store %s: %w", path, err)
+	}
+	head = head[:n]
+	if n < len(formatRecord) && int64(n) == fi.Size() && strings.HasPrefix(formatRecord, string(head)) {
+		return nil
+	}
+	key, ok := firstKey(head)
+	if !ok {
+		return refuse("it does not begin with a buntdb record")
+	}
+	if !isStoreKey(key) {
+		return refuse(fmt.Sprintf("its first key, %.40q, is not one minisqs writes", key))
+	}
+	return nil
+}
+
+// isStoreKey reports whether minisqs writes key: the format record, or
+// a key of keys.go or of the move tasks. Stores written before the format
+// record existed are known by these.
+func isStoreKey(key string) bool {
+	if key == formatKey || key == lastNumKey {
+		return true
+	}
+	for _, prefix := range []string{queuePrefix, messagePrefix, statePrefix, moveTaskPrefix} {
+		if strings.HasPrefix(key, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstKey reads the key of the buntdb record that begins b, which must be
+// a set ("*3\r\n$3\r\nset\r\n$LEN\r\nKEY\r\n$LEN\r\nVALUE\r\n", or "*5"
+// with an expiry after the value) or a del ("*2\r\n$3\r\ndel\r\n$LEN\r\nKEY\r\n"),
+// as buntdb writes them.
+func firstKey(b []byte) (string, bool) {
+	parts, b, ok := respNumber(b, '*')
+	if !ok {
+		return "", false
+	}
+	cmd, b, ok := respString(b)
+	if !ok || !(cmd == "set" && (parts == 3 || parts == 5) || cmd == "del" && parts == 2) {
+		return "", false
+	}
+	key, _, ok := respString(b)
+	return key, ok
+}
+
+// respString reads "$LEN\r\nTEXT\r\n" from b's start.
+func respString(b []byte) (string, []byte, bool) {
+	n, b, ok := respNumber(b, '$')
+	if !ok || len(b) < n+2 || b[n] != '\r' || b[n+1] != '\n' {
+		return "", nil, false
+	}
+	return string(b[:n]), b[n+2:], true
+}
+
+// respNumber reads "<kind>DIGITS\r\n" from b's start. Numbers too large for
+// a store's head are refused.
+func respNumber(b []byte, kind byte) (int, []byte, bool) {
+	line, rest, ok := bytes.Cut(b, []byte("\r\n"))
+	if !ok || len(line) < 2 || len(line) > 8 || line[0] != kind {
+		return 0, nil, false
+	}
+	n := 0
+	for _, c := range line[1:] {
+		if c < '0' || c > '9' {
+			return 0, nil, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, rest, true
+}
+
+// markStore writes the format record into a store that lacks it: a new
+// store, where it is the first record, or one written before stores were
+// marked, where buntdb's next rewrite of the file puts it first.
+func markStore(db *buntdb.DB) error {
+	return db.Update(func(tx *buntdb.Tx) error {
+		if _, err := tx.Get(formatKey); err != buntdb.ErrNotFound {
+			return err
+		}
+		_, _, err := tx.Set(formatKey, formatValue, nil)
+		return err
+	})
+}
+
+// storeLock is an open lock file, PATH.lock beside the store. Its lock
+// (flock, where the system has it) keeps the store to one process: it is
+// taken on a file of its own because buntdb's rewrite renames a new file
+// over the store, which would drop a lock held on the store's file. The
+// file holds the holder's process id, for the error another process gets.
+type storeLock struct{ f *os.File }
+
+// release gives up the lock, leaving the lock file empty; closing the file
+// is what releases it.
+func (l *storeLock) release() error {
+	if l == nil {
+		return nil
+	}
+	return errors.Join(l.f.Truncate(0), l.f.Close())
+}

@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/buntdb"
+)
+
+// snapshot is what a test compares of a path before and after an Open:
+// its mode and size, and its bytes or, for a directory, its entries.
+func snapshot(t *testing.T, path string) string {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fi.Mode().String() + " " + strconv.FormatInt(fi.Size(), 10) + "\n"
+	if fi.IsDir() {
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			s += e.Name() + "\n"
+		}
+		return s
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s + string(b)
+}
+
+// A file that is not a minisqs store is refused by name and left as it
+// was: buntdb alone would take most of these for a store with a torn tail
+// and truncate them, or start on them and write over them.
+func TestOpenRefusesOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	binary := make([]byte, 3*storeHead)
+	for i := range binary {
+		binary[i] = byte(i*7 + 1)
+		if binary[i] == '\n' {
+			binary[i] = '?'
+		}
+	}
+	sub := filepath.Join(dir, "dir")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join("dir", "inside"), []byte("x"))
+	for name, path := range map[string]string{
+		"json":            write("queues.json", []byte(`{"queues":[{"name":"orders"}]}`)),
+		"json line":       write("line.json", []byte(`{"queues":[]}`+"\n")),
+		"binary":          write("blob.bin", binary),
+		"zeros":           write("zeros", make([]byte, 2*storeHead)),
+		"other buntdb":    write("other.db", []byte("*3\r\n$3\r\nset\r\n$5\r\nuser1\r\n$2\r\n{}\r\n")),
+		"torn other":      write("torn.db", []byte("*3\r\n$3\r\nset\r\n$5\r\nus")),
+		"unframed marker": write("unframed.db", []byte(formatKey+"\r\n")),
+		"/dev/null":       os.DevNull,
+		"directory":       sub,
+	} {
+		t.Run(name, func(t *testing.T) {
+			before := snapshot(t, path)
+			e, err := Open(Options{Path: path, Clock: NewManualClock(testStart), Fsync: FsyncNever})
+			if err == nil {
+				e.Close()
+				t.Fatalf("Open(%s) succeeded", path)
+			}
+			if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a minisqs store") {
+				t.Errorf("error %q, want one saying %s is not a minisqs store", err, path)
+			}
+			if after := snapshot(t, path); after != before {
+				t.Errorf("%s changed:\nbefore %.80q\nafter  %.80q", path, before, after)
+			}
+			if _, err := os.Stat(lockFile(path)); err == nil {
+				t.Errorf("a lock file was made beside %s", path)
+			}
+		})
+	}
+}
+
+// A new store's first record is the format record; a file holding only
+// the start of it, as a crash during the first write can leave, opens.
+func TestOpenMarksNewStores(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	mustCreate(t, e, "q", AttributeUpdate{}, nil)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte(formatRecord)) {
+		t.Errorf("a new store begins %.60q, want the format record %q", b, formatRecord)
+	}
+	mustQueue(t, openAt(t, path, clk), "q")
+
+	torn := filepath.Join(dir, "torn")
+	if err := os.WriteFile(torn, []byte(formatRecord[:len(formatRecord)-3]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	openAt(t, torn, clk)
+}
+
+// A store written before stores were marked opens with its queues, and
+// gains the format record, which buntdb's rewrite of the file puts first.
+func TestOpenOldStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	db, err := buntdb.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *buntdb.Tx) error {
+		_, _, err := tx.Set(queueKey("old"), `{"id":"00000000-0000-4000-8000-000000000001","name":"old","num":1}`, nil)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e := openAt(t, path, NewManualClock(testStart))
+	mustQueue(t, e, "old")
+	if err := e.store.db.Shrink(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte(formatRecord)) {
+		t.Errorf("the old store after a rewrite begins %.60q, want the format record %q", b, formatRecord)
+	}
+}
+
+// A store is one process's at a time: a second Open fails, naming the
+// holder, until the first closes.
+func TestOpenLocksStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	first := openAt(t, path, clk)
+	_, err := Open(Options{Path: path, Clock: clk, Fsync: FsyncNever})
+	if err == nil {
+		t.Fatal("a second Open of an open store succeeded")
+	}
+	pid := "process " + strconv.Itoa(os.Getpid())
+	if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), pid) {
+		t.Errorf("error %q, want one naming %s and %s", err, path, pid)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	openAt(t, path, clk)
+}
