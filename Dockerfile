@@ -9,6 +9,9 @@
 ARG GO_IMAGE=golang:1.26
 
 FROM ${GO_IMAGE} AS build
+# The commit goes into the binary (`minisqs version`); the build context has
+# no .git to read it from.
+ARG COMMIT=unknown
 WORKDIR /src
 # No separate `go mod download` layer: go.mod also lists the compat tests'
 # clients (aws-sdk-go alone is a 30 MB download), and go build fetches only
@@ -17,10 +20,16 @@ COPY . .
 # A static binary, and the database directory owned by the user the server
 # runs as, so that a fresh volume mounted at /data is writable. One RUN and
 # one COPY keep the layers few (each is a full copy on the vfs driver CI uses).
-RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w" -o /rootfs/minisqs ./cmd/minisqs \
+RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w -X main.commit=${COMMIT}" -o /rootfs/minisqs ./cmd/minisqs \
     && mkdir /rootfs/data && chown 65532:65532 /rootfs/data
 
 FROM scratch
+ARG VERSION=unknown
+ARG COMMIT=unknown
+LABEL org.opencontainers.image.title="minisqs" \
+      org.opencontainers.image.description="An Amazon SQS emulator" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${COMMIT}"
 COPY --from=build /rootfs/ /
 USER 65532:65532
 ENV MINISQS_ADDR=0.0.0.0:9324

@@ -72,6 +72,11 @@ say "docker engine $(docker version --format '{{.Server.Version}}')"
 
 # --- 2. Images -------------------------------------------------------------
 
+# The release is declared once, in the command's source; the commit is this
+# checkout's.
+version=$(sed -n 's/^const release = "\(.*\)"$/\1/p' cmd/minisqs/version.go)
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+
 if [ -n "${SKIP_BUILD:-}" ] && docker image inspect "$image" >/dev/null 2>&1; then
   say "SKIP_BUILD: using the $image there is"
 else
@@ -81,7 +86,8 @@ else
   go_image=$(scripts/go-base-image.sh)
   say "building $image with GO_IMAGE=$go_image (log: /tmp/minisqs-docker-build.log)"
   start=$(date +%s)
-  docker build --build-arg GO_IMAGE="$go_image" -t "$image" . >/tmp/minisqs-docker-build.log 2>&1 || {
+  docker build --build-arg GO_IMAGE="$go_image" --build-arg VERSION="$version" --build-arg COMMIT="$commit" \
+    -t "$image" . >/tmp/minisqs-docker-build.log 2>&1 || {
     tail -n 40 /tmp/minisqs-docker-build.log >&2
     exit 1
   }
@@ -89,6 +95,17 @@ else
 fi
 
 # --- 3. Figures ------------------------------------------------------------
+
+# What users pin: the labels and `minisqs version` must name this release and
+# commit.
+label_version=$(docker image inspect --format '{{index .Config.Labels "org.opencontainers.image.version"}}' "$image")
+label_commit=$(docker image inspect --format '{{index .Config.Labels "org.opencontainers.image.revision"}}' "$image")
+printed=$(docker run --rm "$image" version)
+say "image: $printed (labels: version $label_version, revision $label_commit)"
+if [ "$label_version" != "$version" ] || [ "$label_commit" != "$commit" ] || [[ $printed != "minisqs $version, commit $commit,"* ]]; then
+  say "the image's labels or version do not name release $version, commit $commit" >&2
+  exit 1
+fi
 
 size=$(docker image inspect --format '{{.Size}}' "$image")
 size_mb=$(awk -v b="$size" 'BEGIN { printf "%.2f", b / 1000000 }')

@@ -3,6 +3,7 @@
 //
 //	minisqs [flags]              serve
 //	minisqs healthcheck [flags]  exit 0 if the server at --addr answers /health
+//	minisqs version              print the version and the commit it was built from (also --version)
 package main
 
 import (
@@ -28,6 +29,10 @@ const shutdownGrace = 10 * time.Second
 
 func main() {
 	args := os.Args[1:]
+	if len(args) == 1 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version") {
+		fmt.Println(versionLine())
+		return
+	}
 	healthcheck := len(args) > 0 && args[0] == "healthcheck"
 	if healthcheck {
 		args = args[1:]
@@ -74,7 +79,7 @@ func run(cfg config) error {
 	if store == "" {
 		store = "memory"
 	}
-	log.Info("minisqs listening", "addr", srv.Addr().String(), "store", store, "fsync", cfg.Fsync.String(),
+	log.Info("minisqs listening", "version", release, "addr", srv.Addr().String(), "store", store, "fsync", cfg.Fsync.String(),
 		"region", cfg.Region, "account", cfg.AccountID, "startup", time.Since(start).Round(time.Microsecond))
 
 	sig := make(chan os.Signal, 1)
