@@ -69,8 +69,9 @@ const (
 )
 
 // message is the in-memory index entry of a stored message. The body and
-// attributes stay in the store, so memory per message stays small whatever
-// the message size.
+// attributes are not in it but in the store's record, read on delivery, so
+// the index stays small whatever the message size (buntdb keeps records in
+// memory too, in both modes).
 type message struct {
 	seq            uint64
 	size           int   // stored bytes of body and attributes

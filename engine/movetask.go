@@ -95,6 +95,8 @@ func (e *Engine) StartMoveTask(sourceArn, destinationArn string, maxPerSecond *i
 		}
 		rate = *maxPerSecond
 	}
+	// Counted before the tasks' lock: a queue's lock is never taken under it.
+	toMove := int64(src.Counts().Visible)
 	e.tasks.mu.Lock()
 	defer e.tasks.mu.Unlock()
 	for _, t := range e.tasks.byHandle {
@@ -112,7 +114,7 @@ func (e *Engine) StartMoveTask(sourceArn, destinationArn string, maxPerSecond *i
 		DestinationArn: destinationArn,
 		MaxPerSecond:   rate,
 		Status:         TaskRunning,
-		ToMove:         int64(src.Counts().Visible),
+		ToMove:         toMove,
 		Started:        e.clock.Now().UnixMilli(),
 	}}
 	if err := e.saveTaskLocked(t); err != nil {
@@ -134,9 +136,16 @@ func (e *Engine) CancelMoveTask(handle string) (int64, error) {
 	if t.Status != TaskRunning {
 		return 0, Errorf(ErrInvalidParameterValue, "Value %s for parameter TaskHandle is invalid. Reason: Only active tasks can be cancelled.", handle)
 	}
+	// The store first: a cancel it did not record would undo itself at the
+	// next start.
+	next := *t
+	next.Status = TaskCancelling
+	if err := e.saveTaskLocked(&next); err != nil {
+		return 0, err
+	}
 	t.Status = TaskCancelling
 	close(t.cancel)
-	return t.Moved, e.saveTaskLocked(t)
+	return t.Moved, nil
 }
 
 // MoveTasks lists up to max of the most recent tasks of a source queue,

@@ -439,8 +439,7 @@ func (q *Queue) loadMessages(now int64) error {
 		if err := q.loadSeqTx(tx); err != nil {
 			return err
 		}
-		var ferr error
-		err := tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
+		return tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
 			if !strings.HasPrefix(k, prefix) {
 				return false
 			}
@@ -476,9 +475,5 @@ func (q *Queue) loadMessages(now int64) error {
 			q.insertLocked(m)
 			return true
 		})
-		if err != nil {
-			return err
-		}
-		return ferr
 	})
 }
