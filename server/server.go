@@ -99,6 +99,10 @@ func Start(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// Handler is the server's HTTP handler: every protocol on one mux, for
+// serving requests in process.
+func (s *Server) Handler() http.Handler { return s.http.Handler }
+
 // Addr is the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.listener.Addr() }
 
