@@ -4,11 +4,13 @@
 package server
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/minisqs/minisqs/engine"
@@ -39,6 +41,73 @@ type Config struct {
 	// command creates the queues of its config file here. An error stops
 	// the start.
 	Init func(*engine.Engine) error
+
+	// Limits on slow, stalled and idle clients; zero takes the default
+	// (DefaultReadHeaderTimeout and the rest). Tests shrink them.
+	//
+	// ReadHeaderTimeout bounds the reading of a request's headers.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds the reading of a whole request, headers and body;
+	// a long poll's wait, after the body, is not under it.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds a request from the end of its headers to the end
+	// of its answer, waits included. Zero takes ReadTimeout, the longest
+	// long poll and writeAllowance together.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection that has waited this long
+	// for its next request.
+	IdleTimeout time.Duration
+	// MaxIdleConns caps the kept-alive connections waiting for a request;
+	// beyond it, those that have waited longest are closed.
+	MaxIdleConns int
+}
+
+// Defaults of the connection limits. None should be reached by a working
+// client: they are there so that stalled or abandoned connections cannot
+// hold memory and goroutines without end.
+const (
+	// DefaultReadHeaderTimeout: an SDK sends its headers in one write.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadTimeout: the largest request, 8 MiB, arrives within it at
+	// about 2 Mbit/s, far slower than any client on a working network.
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultIdleTimeout is longer than the 90 s after which Go's
+	// http.Transport and aws-sdk-go-v2 drop an idle connection, so that
+	// those clients retire a connection before the server closes it under
+	// a request they are sending.
+	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultMaxIdleConns is many times the pools of a few dozen SDK
+	// clients (aws-sdk-go-v2 and botocore keep at most 10 connections to a
+	// host), and few enough that idle connections, a goroutine and two
+	// 4 KiB buffers each, cost a few MiB.
+	DefaultMaxIdleConns = 512
+	// writeAllowance is the time to write the largest answer, ten 1 MiB
+	// messages, at the pace DefaultReadTimeout allows for reading.
+	writeAllowance = 30 * time.Second
+)
+
+// withDefaults fills the zero limits of cfg.
+func (cfg Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	def(&cfg.ReadTimeout, DefaultReadTimeout)
+	// net/http sets the write deadline when the headers are read, so it
+	// must cover the body, a long poll's whole wait and then the answer:
+	// cutting a long poll after it took messages would leave them in
+	// flight until their visibility timeout.
+	def(&cfg.WriteTimeout, cfg.ReadTimeout+engine.MaxReceiveWaitSeconds*time.Second+writeAllowance)
+	def(&cfg.IdleTimeout, DefaultIdleTimeout)
+	if cfg.MaxIdleConns == 0 {
+		cfg.MaxIdleConns = DefaultMaxIdleConns
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg
 }
 
 // Server is a running minisqs.
@@ -47,14 +116,13 @@ type Server struct {
 	push     *push.Deliverer
 	listener net.Listener
 	http     *http.Server
+	idle     *idleConns
 	done     chan error
 }
 
 // Start opens the engine and begins serving on cfg.Addr.
 func Start(cfg Config) (*Server, error) {
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg = cfg.withDefaults()
 	e, err := engine.Open(engine.Options{
 		Path: cfg.DB, Fsync: cfg.Fsync, Clock: cfg.Clock, Region: cfg.Region,
 		AccountID: cfg.AccountID, SkipCooldowns: cfg.SkipCooldowns, Logger: cfg.Logger,
@@ -74,18 +142,33 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	deliverer := push.Start(e, cfg.Logger)
+	idle := &idleConns{max: cfg.MaxIdleConns, order: list.New(), at: map[net.Conn]*list.Element{}}
 	s := &Server{
 		Engine:   e,
 		push:     deliverer,
 		listener: ln,
+		idle:     idle,
 		http: &http.Server{
 			Handler: protocol.NewHandler(e, protocol.Options{
 				BaseURL:             cfg.BaseURL,
 				SubscriptionChanged: deliverer.Sync,
 				Tokens:              cfg.Tokens,
 			}),
-			ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
+			ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+			// ReadTimeout rather than a deadline each handler sets through
+			// http.ResponseController: net/http applies it to all of a
+			// request's reading, its own draining of a body the handler
+			// left unread included, and lifts it itself once the body is
+			// read, as it starts watching for the client to hang up. So a
+			// long poll's wait is never under it. A deadline a handler set
+			// while that watch runs (as it does from the start for a
+			// request without a body) would instead cancel the request's
+			// context when it passed (golang/go#70834).
+			ReadTimeout:  cfg.ReadTimeout,
+			WriteTimeout: cfg.WriteTimeout,
+			IdleTimeout:  cfg.IdleTimeout,
+			ConnState:    idle.track,
+			ErrorLog:     slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
 		},
 		done: make(chan error, 1),
 	}
@@ -121,3 +204,38 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // Done reports the serve loop's end.
 func (s *Server) Done() <-chan error { return s.done }
+
+// idleConns closes the kept-alive connections that have waited longest for
+// a request once more than max wait: each holds a goroutine and buffers, and
+// clients that open connections and never reuse them would otherwise keep
+// them all until IdleTimeout.
+type idleConns struct {
+	max int
+
+	mu    sync.Mutex // guards order and at
+	order *list.List // of idle net.Conn, longest idle first
+	at    map[net.Conn]*list.Element
+}
+
+// track is the http.Server's ConnState hook.
+func (ic *idleConns) track(c net.Conn, state http.ConnState) {
+	var oldest net.Conn
+	ic.mu.Lock()
+	if e, ok := ic.at[c]; ok {
+		ic.order.Remove(e)
+		delete(ic.at, c)
+	}
+	if state == http.StateIdle {
+		ic.at[c] = ic.order.PushBack(c)
+		if ic.order.Len() > ic.max {
+			oldest = ic.order.Remove(ic.order.Front()).(net.Conn)
+			delete(ic.at, oldest)
+		}
+	}
+	ic.mu.Unlock()
+	if oldest != nil {
+		// Its server goroutine, waiting for a request, sees the close and
+		// ends the connection.
+		oldest.Close()
+	}
+}

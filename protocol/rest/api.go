@@ -25,8 +25,9 @@ import (
 )
 
 // MaxRequestBytes caps a request body. A SendMessages request carries at most
-// 10 messages of 256 KiB; JSON escaping can about triple that. Anything
-// larger is refused with message_too_large before it is read.
+// 10 messages of 256 KiB; JSON escaping can about triple that. A request
+// that announces a longer body is refused with message_too_large before any
+// of it is read; one sent without a length is cut at the cap.
 const MaxRequestBytes = 8 << 20
 
 // Options configure the API.
@@ -190,17 +191,27 @@ func (c *call) decode(v any, emptyOK bool) error {
 	return nil
 }
 
-// body reads the request body within MaxRequestBytes.
+// body reads the request body within MaxRequestBytes. io.ReadAll grows its
+// buffer with the bytes that arrive, whatever length the request announced.
 func (c *call) body() ([]byte, error) {
+	if c.r.ContentLength > MaxRequestBytes {
+		// Refused unread: net/http then closes the connection rather than
+		// drain the body.
+		return nil, errBodyTooLarge()
+	}
 	b, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, MaxRequestBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, apiErrorf(codeMessageTooLarge, "The request body is over %d bytes.", MaxRequestBytes)
+			return nil, errBodyTooLarge()
 		}
 		return nil, apiErrorf(codeInvalidRequest, "Could not read the request: %v", err)
 	}
 	return b, nil
+}
+
+func errBodyTooLarge() error {
+	return apiErrorf(codeMessageTooLarge, "The request body is over %d bytes.", MaxRequestBytes)
 }
 
 // jsonError turns a decoding failure into an invalid_request that names the

@@ -2,13 +2,17 @@ package rest_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/julienschmidt/httprouter"
 
 	"github.com/minisqs/minisqs/protocol/rest"
 )
@@ -347,3 +351,33 @@ func TestRequestTooLarge(t *testing.T) {
 	// Too large to be worth checking against the schema; the answer is checked.
 	v.fails(http.StatusRequestEntityTooLarge, "message_too_large", beyondSchema, "POST", "/v1/queues/big/messages", string(body))
 }
+
+// A request that announces a body over the cap is refused without any of
+// it being read.
+func TestRequestAnnouncedTooLarge(t *testing.T) {
+	e, _ := openEngine(t)
+	t.Cleanup(func() { e.Close() })
+	router := httprouter.New()
+	rest.New(e, rest.Options{}).Register(router)
+	for _, path := range []string{"/v1/queues", "/v1/messages/acknowledge"} {
+		read := false
+		r := httptest.NewRequest(http.MethodPost, path, readFunc(func([]byte) (int, error) {
+			read = true
+			return 0, io.EOF
+		}))
+		r.ContentLength = rest.MaxRequestBytes + 1
+		w := httptest.NewRecorder()
+		router.ServeHTTP(w, r)
+		res := &resp{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
+		if res.Status != http.StatusRequestEntityTooLarge || res.errCode(t) != "message_too_large" {
+			t.Errorf("POST %s: got %d %s, want 413 message_too_large", path, res.Status, res.Body)
+		}
+		if read {
+			t.Errorf("POST %s: the body was read", path)
+		}
+	}
+}
+
+type readFunc func([]byte) (int, error)
+
+func (f readFunc) Read(p []byte) (int, error) { return f(p) }

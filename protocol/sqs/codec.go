@@ -15,9 +15,10 @@ import (
 	"github.com/minisqs/minisqs/protocol/queueurl"
 )
 
-// MaxRequestBytes caps a request body before it is read. A batch carries at
-// most 1 MiB of message data, which form or JSON encoding can grow about
-// threefold; 8 MiB leaves room for that and refuses anything larger.
+// MaxRequestBytes caps a request body. A batch carries at most 1 MiB of
+// message data, which form or JSON encoding can grow about threefold; 8 MiB
+// leaves room for that. A request that announces a longer body is refused
+// before any of it is read; one sent without a length is cut at the cap.
 const MaxRequestBytes = 8 << 20
 
 // xmlNamespace is the query protocol's namespace (API version 2012-11-05).
@@ -40,22 +41,56 @@ func newRequestID(w http.ResponseWriter) string {
 	return id
 }
 
-// readBody reads a request's body, capped at MaxRequestBytes. A body that
-// gives a Content-Length of up to preallocateBytes is read into a buffer of
-// that size, which net/http holds it to; a larger claim is not trusted with
-// memory before the bytes arrive.
+// readBody reads a request's body within MaxRequestBytes.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	body := http.MaxBytesReader(w, r.Body, MaxRequestBytes)
-	if n := r.ContentLength; n >= 0 && n <= preallocateBytes {
-		buf := make([]byte, n)
-		_, err := io.ReadFull(body, buf)
-		return buf, err
+	if err := announcedTooLarge(r); err != nil {
+		return nil, err
 	}
-	return io.ReadAll(body)
+	body := http.MaxBytesReader(w, r.Body, MaxRequestBytes)
+	if r.ContentLength < 0 {
+		return io.ReadAll(body)
+	}
+	return readAnnounced(body, int(r.ContentLength))
 }
 
-// preallocateBytes covers every request but the largest batches.
-const preallocateBytes = 1 << 20
+// announcedTooLarge refuses a request whose Content-Length is over
+// MaxRequestBytes, before anything is read: net/http then closes the
+// connection rather than drain the body.
+func announcedTooLarge(r *http.Request) error {
+	if r.ContentLength > MaxRequestBytes {
+		return &http.MaxBytesError{Limit: MaxRequestBytes}
+	}
+	return nil
+}
+
+// readAnnounced reads the n bytes a body announced. Its buffer starts at
+// most firstBufferBytes and doubles only when the bytes that arrived fill
+// it, never past n: a client that announces more than it sends holds no
+// more than firstBufferBytes or twice what it sent, and an honest large
+// body ends in a buffer of exactly its size.
+func readAnnounced(body io.Reader, n int) ([]byte, error) {
+	buf := make([]byte, 0, min(n, firstBufferBytes))
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(2*cap(buf), n))
+			copy(grown, buf)
+			buf = grown
+		}
+		m, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF && len(buf) < n {
+			return nil, io.ErrUnexpectedEOF
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+	}
+	return buf, nil
+}
+
+// firstBufferBytes holds nearly every request but batches of large
+// messages in one allocation.
+const firstBufferBytes = 16 << 10
 
 // readError turns a failure to read the body into the protocol's error.
 func readError(err error) error {
@@ -70,6 +105,10 @@ func readError(err error) error {
 // a form body or the URL's query string.
 func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 	id := newRequestID(w)
+	if err := announcedTooLarge(r); err != nil {
+		writeXMLError(w, id, readError(err))
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes)
 	if err := r.ParseForm(); err != nil {
 		writeXMLError(w, id, readError(err))

@@ -1,12 +1,24 @@
 package sqs
 
 import (
+	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
+
+// untouched is a body the test requires nobody to read.
+type untouched struct{ t *testing.T }
+
+func (u untouched) Read([]byte) (int, error) {
+	u.t.Error("the body was read")
+	return 0, io.EOF
+}
 
 // The body cap holds whether or not a request gives its length, and a body
 // shorter than the length it gave is refused, in the protocol's own format.
@@ -26,6 +38,7 @@ func TestRequestBodies(t *testing.T) {
 		{"empty", strings.NewReader(""), 0, http.StatusBadRequest, shapePrefix + "MissingRequiredParameterException"},
 		{"over the cap", strings.NewReader(tooBig), int64(len(tooBig)), http.StatusRequestEntityTooLarge, shapePrefix + "RequestEntityTooLarge"},
 		{"over the cap, chunked", strings.NewReader(tooBig), -1, http.StatusRequestEntityTooLarge, shapePrefix + "RequestEntityTooLarge"},
+		{"announced over the cap", untouched{t}, MaxRequestBytes + 1, http.StatusRequestEntityTooLarge, shapePrefix + "RequestEntityTooLarge"},
 		{"shorter than its length", strings.NewReader(sendJSON), int64(len(sendJSON)) + 10, http.StatusBadRequest, shapePrefix + "MalformedQueryString"},
 	}
 	for _, tc := range tests {
@@ -44,4 +57,58 @@ func TestRequestBodies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A query request announcing a body over the cap gets the XML error
+// without its body being read.
+func TestQueryBodyAnnouncedOverCap(t *testing.T) {
+	s := fzService(t)
+	r := httptest.NewRequest(http.MethodPost, "/", untouched{t})
+	r.ContentLength = MaxRequestBytes + 1
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	w := httptest.NewRecorder()
+	s.ServeQuery(w, r)
+	if w.Code != http.StatusRequestEntityTooLarge || !strings.Contains(w.Body.String(), "<Code>RequestEntityTooLarge</Code>") {
+		t.Errorf("got %d %s, want 413 RequestEntityTooLarge", w.Code, w.Body)
+	}
+}
+
+// A large body that arrives in pieces is read whole, into a buffer of
+// exactly its size.
+func TestReadAnnounced(t *testing.T) {
+	want := bytes.Repeat([]byte("0123456789abcdef"), 3<<20/16+1)
+	got, err := readAnnounced(iotest.HalfReader(bytes.NewReader(want)), len(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes, not the %d sent", len(got), len(want))
+	}
+	if cap(got) != len(want) {
+		t.Errorf("buffer of %d bytes for a body of %d", cap(got), len(want))
+	}
+	if _, err := readAnnounced(strings.NewReader("short"), 6); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("short body: %v, want %v", err, io.ErrUnexpectedEOF)
+	}
+}
+
+// Requests that announce 1 MiB and send one byte cost memory for what they
+// sent, not for what they announced.
+func TestAnnouncedLengthIsNotAllocated(t *testing.T) {
+	const requests, announced = 100, 1 << 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range requests {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{"))
+		r.ContentLength = announced
+		if _, err := readBody(httptest.NewRecorder(), r); err == nil {
+			t.Fatal("a body shorter than its length was accepted")
+		}
+	}
+	runtime.ReadMemStats(&after)
+	perRequest := (after.TotalAlloc - before.TotalAlloc) / requests
+	if perRequest > 2*firstBufferBytes {
+		t.Errorf("%d bytes allocated per request announcing %d and sending 1", perRequest, announced)
+	}
+	t.Logf("%d bytes allocated per request", perRequest)
 }
