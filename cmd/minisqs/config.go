@@ -13,26 +13,19 @@ import (
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/queueconfig"
+	"github.com/minisqs/minisqs/server"
 )
 
-// config is the command's settings after flags and environment.
+// config is the command's settings after flags and environment: the
+// server's own, and those of the command around it.
 type config struct {
-	Addr          string
-	DB            string
-	Fsync         engine.FsyncPolicy
-	Region        string
-	AccountID     string
-	BaseURL       string
-	SkipCooldowns bool
-	LogLevel      slog.Level
-	LogFormat     string
+	server.Config
+	LogLevel  slog.Level
+	LogFormat string
 	// ConfigFile declares queues to create at start (queueconfig's format).
 	ConfigFile string
 	// Queues is a comma-separated list of queues to create at start.
 	Queues string
-	// Tokens are the REST API's bearer tokens by role: --api-token's as
-	// admin, and those of --token-file.
-	Tokens map[string]rest.Role
 }
 
 // setting is one setting: its flag, its environment variable, its default
@@ -91,11 +84,13 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (co
 	}
 	get := func(name string) string { return strings.TrimSpace(vals[name].s) }
 	cfg := config{
-		Addr:       get("addr"),
-		DB:         get("db"),
-		Region:     get("region"),
-		AccountID:  get("account-id"),
-		BaseURL:    strings.TrimSuffix(get("base-url"), "/"),
+		Config: server.Config{
+			Addr:      get("addr"),
+			DB:        get("db"),
+			Region:    get("region"),
+			AccountID: get("account-id"),
+			BaseURL:   strings.TrimSuffix(get("base-url"), "/"),
+		},
 		LogFormat:  get("log-format"),
 		ConfigFile: get("config"),
 		Queues:     get("queues"),

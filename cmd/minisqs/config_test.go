@@ -11,12 +11,16 @@ import (
 
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/protocol/rest"
+	"github.com/minisqs/minisqs/server"
 )
 
 func TestParseConfig(t *testing.T) {
 	defaults := config{
-		Addr: "127.0.0.1:9324", Fsync: engine.FsyncEverySecond, Region: "us-east-1",
-		AccountID: "000000000000", LogLevel: slog.LevelInfo, LogFormat: "text",
+		Config: server.Config{
+			Addr: "127.0.0.1:9324", Fsync: engine.FsyncEverySecond, Region: "us-east-1",
+			AccountID: "000000000000",
+		},
+		LogLevel: slog.LevelInfo, LogFormat: "text",
 	}
 	tests := []struct {
 		name    string

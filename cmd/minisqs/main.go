@@ -67,11 +67,10 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
-	srv, err := server.Start(server.Config{
-		Addr: cfg.Addr, DB: cfg.DB, Fsync: cfg.Fsync, Region: cfg.Region, AccountID: cfg.AccountID,
-		BaseURL: cfg.BaseURL, SkipCooldowns: cfg.SkipCooldowns, Logger: log, Tokens: cfg.Tokens,
-		Init: func(e *engine.Engine) error { return createQueues(e, queues, log) },
-	})
+	sc := cfg.Config
+	sc.Logger = log
+	sc.Init = func(e *engine.Engine) error { return createQueues(e, queues, log) }
+	srv, err := server.Start(sc)
 	if err != nil {
 		return err
 	}
