@@ -1,6 +1,6 @@
 // Package metrics exports every queue's figures in the Prometheus text
 // format: the gauges and counters of the queue metrics in
-// shared/seeds/002 (available, in flight, delayed, stored bytes, age of the
+// docs/rest-api.md, "Health and metrics" (available, in flight, delayed, stored bytes, age of the
 // oldest available message; enqueued, received, removed and bytes
 // enqueued), labelled by queue name, counting messages from every protocol.
 package metrics

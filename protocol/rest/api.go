@@ -1,5 +1,5 @@
 // Package rest serves minisqs's documented REST JSON API (the "Queues API",
-// shared/API.md) under /v1, over the same engine as the SQS protocols: a
+// docs/rest-api.md) under /v1, over the same engine as the SQS protocols: a
 // queue made with the aws CLI is listed here, and a message sent here is
 // received by any SQS client.
 //
@@ -63,7 +63,7 @@ type call struct {
 	params httprouter.Params
 }
 
-// route is one operation of API.md with the roles that may call it. Its
+// route is one operation of the API with the roles that may call it. Its
 // handler returns the status and value to answer, or an error for
 // writeError; a nil value writes no body.
 type route struct {
@@ -72,7 +72,7 @@ type route struct {
 	h                func(a *API, c *call) (int, any, error)
 }
 
-// routes is every operation of API.md; the OpenAPI document lists the same
+// routes is every operation of the API; the OpenAPI document lists the same
 // operations under the same operationIds.
 var routes = []route{
 	{http.MethodPost, "/v1/queues", "CreateQueue", permAdmin, (*API).createQueue},

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Role is what a bearer token may do. Seed 002 separates producers,
+// Role is what a bearer token may do. The roles separate producers,
 // consumers, inspectors and queue administrators; inspection (reading
 // messages without leasing them) is its own permission, so peek belongs to
 // inspector, not consumer.
@@ -30,7 +30,7 @@ import (
 //	GET /v1/openapi.json   ✓     ✓        ✓         ✓         ✓
 //
 // Acknowledge and change visibility work with the receipt handle alone
-// (seed 000, "Receipt handles"): the handle is the credential for its one
+// (docs/rest-api.md, "Receipt handles"): the handle is the credential for its one
 // delivery. Without Options.Tokens every operation is open.
 type Role string
 

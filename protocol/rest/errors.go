@@ -8,7 +8,7 @@ import (
 	"github.com/minisqs/minisqs/engine"
 )
 
-// Error codes of the API (shared/API.md, "Conventions"). They are stable;
+// Error codes of the API (docs/rest-api.md, "Errors"). They are stable;
 // the message beside them is for people.
 const (
 	codeInvalidRequest  = "invalid_request"
@@ -22,7 +22,7 @@ const (
 	codePurgeInProgress = "purge_in_progress"
 	codeTooManyRequests = "too_many_requests"
 	codeInternal        = "internal_error"
-	// Codes API.md does not list: a path under /v1 with no operation, and
+	// The 404s of paths and subscriptions: a path under /v1 with no operation, and
 	// GetSubscription or DeleteSubscription of a queue without one.
 	codeNotFound       = "not_found"
 	codeNoSubscription = "subscription_not_found"
@@ -48,7 +48,7 @@ var statuses = map[string]int{
 // engineCodes is the one table from engine failure class to API code. A
 // class not listed is an internal error.
 //
-// Decisions where API.md is silent:
+// Decisions beyond the code table (docs/rest-api.md, "Errors"):
 //   - ReceiptHandleIsInvalid (a string that is not a receipt handle at all)
 //     is invalid_request 400; receipt_handle_stale 409 is kept for real
 //     handles whose delivery is over.

@@ -157,7 +157,7 @@ func TestWireErrorsMatchSQSModel(t *testing.T) {
 		model[s.ID().Name] = s
 	}
 
-	// Shapes the model leaves out, answered as SQS does (SQS-FACTS.md,
+	// Shapes the model leaves out, answered as SQS does (docs/sqs-notes.md,
 	// "Errors"; the AWS Common Errors page for the protocol-level ones).
 	unmodelled := map[string]struct {
 		queryCode string
