@@ -2,6 +2,7 @@ package sqs
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -45,12 +46,7 @@ func classify(_ any, err error) (int, string) {
 
 // Actions lists the names of the SQS actions, sorted.
 func Actions() []string {
-	names := make([]string, 0, len(actionTable()))
-	for name := range actionTable() {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(actionTable()))
 }
 
 // Inputs that name their queue say so through these methods, so that the

@@ -2,6 +2,7 @@ package sqs
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"slices"
 
@@ -132,12 +133,7 @@ var wireByName = func() map[string]wireError {
 // ErrorCodes lists, sorted, every name of an error that both SQS protocols
 // can answer with: each error's shape name and its query code.
 func ErrorCodes() []string {
-	names := make([]string, 0, len(wireByName))
-	for n := range wireByName {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(wireByName))
 }
 
 // toWire returns the wire identity and message of err.
