@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
 // Error codes of the API (docs/rest-api.md, "Errors"). They are stable;
@@ -22,6 +23,8 @@ const (
 	codePurgeInProgress = "purge_in_progress"
 	codeTooManyRequests = "too_many_requests"
 	codeInternal        = "internal_error"
+	// A fault rule's ServiceUnavailable.
+	codeUnavailable = "service_unavailable"
 	// The 404s of paths and subscriptions: a path under /v1 with no operation, and
 	// GetSubscription or DeleteSubscription of a queue without one.
 	codeNotFound       = "not_found"
@@ -41,6 +44,7 @@ var statuses = map[string]int{
 	codePurgeInProgress: http.StatusTooManyRequests,
 	codeTooManyRequests: http.StatusTooManyRequests,
 	codeInternal:        http.StatusInternalServerError,
+	codeUnavailable:     http.StatusServiceUnavailable,
 	codeNotFound:        http.StatusNotFound,
 	codeNoSubscription:  http.StatusNotFound,
 }
@@ -93,11 +97,30 @@ func apiErrorf(code, format string, args ...any) *apiError {
 	return &apiError{Code: code, Message: fmt.Sprintf(format, args...), Status: statuses[code]}
 }
 
+// faultCodes is what a fault rule's AWS error code is in the API: a
+// throttle (a code the AWS SDKs retry as throttling, as aws-sdk-go-v2's
+// aws/retry DefaultThrottleErrorCodes and botocore's standard retry mode
+// list them) is too_many_requests 429, ServiceUnavailable is 503, and any
+// other is internal_error 500.
+var faultCodes = map[string]string{
+	"ThrottlingException": codeTooManyRequests,
+	"RequestThrottled":    codeTooManyRequests,
+	"ServiceUnavailable":  codeUnavailable,
+}
+
 // toAPIError maps any error to the API's form.
 func toAPIError(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
+	}
+	var fe *dispatch.FaultError
+	if errors.As(err, &fe) {
+		code, ok := faultCodes[fe.Code]
+		if !ok {
+			code = codeInternal
+		}
+		return &apiError{Code: code, Message: fe.Message(), Status: statuses[code]}
 	}
 	var ee *engine.Error
 	if errors.As(err, &ee) {
