@@ -20,7 +20,7 @@ import (
 )
 
 // Options configure an Engine. The zero value is an in-memory engine on the
-// wall clock with AWS's defaults.
+// wall clock, which Advance can move forward, with AWS's defaults.
 type Options struct {
 	// Path is the buntdb file; empty keeps everything in memory.
 	Path  string
@@ -70,7 +70,7 @@ type Engine struct {
 // sweeper that expires messages and ends leases on idle queues.
 func Open(opts Options) (*Engine, error) {
 	if opts.Clock == nil {
-		opts.Clock = SystemClock{}
+		opts.Clock = NewOffsetClock()
 	}
 	if opts.Random == nil {
 		opts.Random = rand.Reader
@@ -97,6 +97,10 @@ func Open(opts Options) (*Engine, error) {
 		byID:      map[string]*Queue{},
 		deletedAt: map[string]time.Time{},
 		closing:   make(chan struct{}),
+	}
+	if err := e.restoreOffset(); err != nil {
+		st.close()
+		return nil, fmt.Errorf("load clock offset: %w", err)
 	}
 	if err := e.load(); err != nil {
 		st.close()
@@ -223,13 +227,7 @@ func (e *Engine) sweep() {
 			q.updatePartitionsLocked()
 			q.mu.Unlock()
 		}
-		e.mu.Lock()
-		for name, at := range e.deletedAt {
-			if now.Sub(at) >= DeleteQueueCooldown {
-				delete(e.deletedAt, name)
-			}
-		}
-		e.mu.Unlock()
+		e.expireCooldowns(now)
 	}
 }
 

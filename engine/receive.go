@@ -55,8 +55,12 @@ func (q *Queue) Receive(ctx context.Context, opts ReceiveOptions) ([]Delivery, e
 		wait = *opts.WaitSeconds
 	}
 	deadline := q.e.clock.Now().Add(time.Duration(wait) * time.Second)
+	woken := false
 	for {
 		got, wake, nextDue, err := q.receiveOnce(opts, wait > 0)
+		if woken {
+			q.retried()
+		}
 		if err != nil || len(got) > 0 || wake == nil {
 			return got, err
 		}
@@ -80,9 +84,7 @@ func (q *Queue) Receive(ctx context.Context, opts ReceiveOptions) ([]Delivery, e
 		} else {
 			done = true
 		}
-		q.mu.Lock()
-		q.waiting--
-		q.mu.Unlock()
+		woken = q.stopWaiting(wake, !done)
 		if done {
 			return nil, ctx.Err()
 		}
