@@ -309,20 +309,31 @@ func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string
 // checkRedriveLocked checks that a redrive policy names an existing queue of
 // the right type whose RedriveAllowPolicy admits the source. e.mu is held.
 func (e *Engine) checkRedriveLocked(sourceArn string, p *RedrivePolicy, fifo bool) error {
+	return e.checkRedrive(sourceArn, p, fifo, func(name string) (QueueAttributes, bool) {
+		q, ok := e.queues[name]
+		if !ok {
+			return QueueAttributes{}, false
+		}
+		return q.Attributes(), true
+	})
+}
+
+// checkRedrive is checkRedriveLocked over the queues that settings finds by
+// name, which may be queues not yet made (Load).
+func (e *Engine) checkRedrive(sourceArn string, p *RedrivePolicy, fifo bool, settings func(name string) (QueueAttributes, bool)) error {
 	if p == nil {
 		return nil
 	}
 	region, account, name, _ := parseQueueArn(p.DeadLetterTargetArn)
-	dlq, ok := e.queues[name]
+	da, ok := settings(name)
 	if !ok || region != e.opts.Region || account != e.opts.AccountID {
 		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Dead letter target does not exist.", p.DeadLetterTargetArn)
 	}
-	da := dlq.Attributes()
 	if da.FifoQueue != fifo {
 		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Dead-letter target owner should be same as the source; a FIFO queue's dead-letter queue must also be FIFO and a standard queue's standard.", p.DeadLetterTargetArn)
 	}
 	if !da.RedriveAllowPolicy.allows(sourceArn) {
-		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Queue %s does not allow this queue to use it as a dead-letter queue (RedriveAllowPolicy).", p.DeadLetterTargetArn, dlq.arn)
+		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Queue %s does not allow this queue to use it as a dead-letter queue (RedriveAllowPolicy).", p.DeadLetterTargetArn, e.arn(name))
 	}
 	return nil
 }
