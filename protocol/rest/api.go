@@ -13,6 +13,7 @@ package rest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
@@ -60,6 +61,7 @@ type call struct {
 	r      *http.Request
 	w      http.ResponseWriter
 	params httprouter.Params
+	limit  int64 // body size cap; 0 means MaxRequestBytes
 }
 
 // route is one operation of API.md with the roles that may call it. Its
@@ -190,13 +192,14 @@ func (c *call) decode(v any, emptyOK bool) error {
 	return nil
 }
 
-// body reads the request body within MaxRequestBytes.
+// body reads the request body within MaxRequestBytes or the call's limit.
 func (c *call) body() ([]byte, error) {
-	b, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, MaxRequestBytes))
+	limit := cmp.Or(c.limit, MaxRequestBytes)
+	b, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, limit))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, apiErrorf(codeMessageTooLarge, "The request body is over %d bytes.", MaxRequestBytes)
+			return nil, apiErrorf(codeMessageTooLarge, "The request body is over %d bytes.", limit)
 		}
 		return nil, apiErrorf(codeInvalidRequest, "Could not read the request: %v", err)
 	}

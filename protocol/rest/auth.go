@@ -82,14 +82,18 @@ func (p permission) allows(r Role) bool {
 // authorize checks the request's bearer token against the operation's
 // permission: 401 without a known token, 403 when its role may not.
 func (a *API) authorize(r *http.Request, p permission) error {
-	if len(a.opts.Tokens) == 0 || p.none {
+	return authorize(a.opts.Tokens, r, p)
+}
+
+func authorize(tokens map[string]Role, r *http.Request, p permission) error {
+	if len(tokens) == 0 || p.none {
 		return nil
 	}
 	token, ok := bearer(r)
 	if !ok {
 		return apiErrorf(codeUnauthorized, "This operation needs an Authorization: Bearer token.")
 	}
-	role, ok := a.roleOf(token)
+	role, ok := roleOf(tokens, token)
 	if !ok {
 		return apiErrorf(codeUnauthorized, "The bearer token is not valid.")
 	}
@@ -100,10 +104,10 @@ func (a *API) authorize(r *http.Request, p permission) error {
 }
 
 // roleOf finds a token's role, comparing in constant time.
-func (a *API) roleOf(token string) (Role, bool) {
+func roleOf(tokens map[string]Role, token string) (Role, bool) {
 	var found Role
 	ok := false
-	for t, role := range a.opts.Tokens {
+	for t, role := range tokens {
 		if subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
 			found, ok = role, true
 		}
