@@ -1,6 +1,6 @@
 // Package protocol puts minisqs's front ends on one HTTP handler: the SQS
-// query and JSON protocols, told apart per request, and the service
-// endpoints.
+// query and JSON protocols, told apart per request, the REST API, the
+// test-control API and the service endpoints.
 package protocol
 
 import (
@@ -9,6 +9,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/metrics"
+	"github.com/minisqs/minisqs/protocol/control"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/protocol/sqs"
 )
@@ -52,7 +53,9 @@ func NewHandler(e *engine.Engine, opts Options) http.Handler {
 	// path the router does not know goes to the SQS handler, which finds the
 	// queue from the path or answers the protocol's own error.
 	router.NotFound = http.HandlerFunc(serveSQS)
-	// After NotFound is set: the REST API answers unknown /v1 paths itself.
+	// After NotFound is set: the REST API answers unknown /v1 paths itself,
+	// and the control API unknown /_minisqs paths.
 	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged}).Register(router)
+	control.New(e, control.Options{Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged}).Register(router)
 	return router
 }
