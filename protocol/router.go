@@ -1,6 +1,7 @@
 // Package protocol puts minisqs's front ends on one HTTP handler: the SQS
 // query and JSON protocols, told apart per request, the REST API, the
-// test-control API and the service endpoints.
+// test-control API, LocalStack's developer endpoints and the service
+// endpoints.
 package protocol
 
 import (
@@ -10,6 +11,7 @@ import (
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/metrics"
 	"github.com/minisqs/minisqs/protocol/control"
+	"github.com/minisqs/minisqs/protocol/localstack"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/protocol/sqs"
 )
@@ -57,5 +59,6 @@ func NewHandler(e *engine.Engine, opts Options) http.Handler {
 	// and the control API unknown /_minisqs paths.
 	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged}).Register(router)
 	control.New(e, control.Options{Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged}).Register(router)
+	localstack.Register(router, e)
 	return router
 }
