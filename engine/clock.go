@@ -199,6 +199,13 @@ func (c *OffsetClock) After(d time.Duration) (<-chan time.Time, func()) {
 	}
 }
 
+// realAfter fires once d of real time has passed, whatever Advance does:
+// a long poll's own wait is real time.
+func (c *OffsetClock) realAfter(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTimer(d)
+	return t.C, func() { t.Stop() }
+}
+
 // fire runs on w's real timer.
 func (c *OffsetClock) fire(w *offsetWaiter) {
 	c.mu.Lock()

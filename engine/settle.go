@@ -110,6 +110,19 @@ func (q *Queue) retriedLocked() {
 	}
 }
 
+// pollTimer fires when a long poll of d has waited its time out. On a clock
+// that Advance moves as well as time, that is real time, so that moving the
+// clock ends the poll only by making messages visible; on a ManualClock,
+// where no real time passes, it is the clock's time.
+func (e *Engine) pollTimer(d time.Duration) (<-chan time.Time, func()) {
+	if c, ok := e.clock.(interface {
+		realAfter(time.Duration) (<-chan time.Time, func())
+	}); ok {
+		return c.realAfter(d)
+	}
+	return e.clock.After(d)
+}
+
 // expireCooldowns forgets deleted queues whose names may be used again.
 func (e *Engine) expireCooldowns(now time.Time) {
 	e.mu.Lock()

@@ -225,3 +225,34 @@ func TestOffsetSurvivesRestart(t *testing.T) {
 		t.Fatalf("reopened with offset %v, want 1h", clk.Offset())
 	}
 }
+
+// On the offset clock a long poll's own wait is real time: moving the clock
+// past it does not end it, a message does.
+func TestAdvanceLeavesLongPollsWaiting(t *testing.T) {
+	e, err := Open(Options{Clock: NewOffsetClock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+	poll := startReceive(context.Background(), q, ReceiveOptions{WaitSeconds: ptr(20)})
+	deadline := time.Now().Add(safetyTimeout)
+	for {
+		q.mu.Lock()
+		w := q.waiting
+		q.mu.Unlock()
+		if w == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the receive never waited")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	wantCode(t, e.Advance(time.Hour), "")
+	assertPending(t, poll)
+	sendBodies(t, q, "m")
+	if r := awaitResult(t, poll); len(r.ds) != 1 {
+		t.Fatalf("the poll got %v, %v", bodies(r.ds), r.err)
+	}
+}
