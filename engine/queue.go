@@ -51,7 +51,7 @@ type Queue struct {
 	parts     partitioning
 	waiting   int           // receives blocked on the current notify
 	notify    chan struct{} // closed and replaced when messages may have become visible
-	woken     int           // receives woken by a notify that have not yet tried again
+	woken     int           // receives that have left their wait and not yet tried again
 	settled   sync.Cond     // on mu; broadcast when woken falls to zero
 	watching  int           // waits blocked on the current changed
 	changed   chan struct{} // closed and replaced when any message changes state
