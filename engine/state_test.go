@@ -130,7 +130,7 @@ func TestLoadedInFlightMessage(t *testing.T) {
 	wantCode(t, ack(q, d.ReceiptHandle), ErrReceiptHandleStale)
 	wantCode(t, changeVis(q, d.ReceiptHandle, 0), ErrReceiptHandleStale)
 	var zero [tokenLen]byte
-	wantCode(t, ack(q, encodeReceiptHandle(q.uuid, 1, zero)), ErrReceiptHandleStale)
+	wantCode(t, ack(q, encodeReceiptHandle(q.uuid, 1, zero)), ErrReceiptHandleIsInvalid) // never issued
 	wantCode(t, e.Advance(30*time.Second), "")
 	again := recvOne(t, q, ReceiveOptions{}, "m")
 	if again.ReceiveCount != 2 || !again.FirstReceivedAt.Equal(d.FirstReceivedAt) {
