@@ -349,9 +349,7 @@ func TestControlResetWithDBFile(t *testing.T) {
 		}
 	}
 	mustControl(t, srv.URL(), 204, "POST", "/_minisqs/reset", nil)
-	shutdownCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
 	again, err := server.Start(server.Config{Addr: "127.0.0.1:0", DB: db})

@@ -15,8 +15,10 @@ package minisqstest
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,6 +77,8 @@ type Server struct {
 	http       *http.Client
 	client     *sqs.Client
 	adminToken string // for the control API, when REST tokens are set
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // RunT starts a server for t and stops it when t ends. It fails t if the
@@ -152,12 +156,21 @@ func Run(opts ...Option) (*Server, error) {
 }
 
 // Close stops the server: long polls end, requests in progress finish and
-// the store closes.
+// the store closes. Closing again does nothing.
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return s.srv.Shutdown(ctx)
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.closeErr = s.srv.Shutdown(ctx)
+	})
+	return s.closeErr
 }
+
+// Addr is the server's loopback address.
+func (s *Server) Addr() net.Addr { return s.srv.Addr() }
+
+// ManualClock is the clock WithManualClock gave the server, or nil.
+func (s *Server) ManualClock() *engine.ManualClock { return s.clock }
 
 // URL is the server's endpoint on its loopback port, for clients of other
 // kinds (another SDK, the aws CLI, a process under test).
