@@ -7,7 +7,9 @@ import (
 	"net/http"
 
 	"github.com/julienschmidt/httprouter"
+	"github.com/minisqs/minisqs/console"
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/history"
 	"github.com/minisqs/minisqs/metrics"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/protocol/sqs"
@@ -23,6 +25,8 @@ type Options struct {
 	// Tokens are the REST API's bearer tokens and their roles; none leaves
 	// it open.
 	Tokens map[string]rest.Role
+	// History is the queues' sampled depth, for the REST API.
+	History *history.Sampler
 }
 
 // NewHandler routes requests to the front ends over e. SQS requests may
@@ -53,6 +57,7 @@ func NewHandler(e *engine.Engine, opts Options) http.Handler {
 	// queue from the path or answers the protocol's own error.
 	router.NotFound = http.HandlerFunc(serveSQS)
 	// After NotFound is set: the REST API answers unknown /v1 paths itself.
-	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged}).Register(router)
+	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged, History: opts.History}).Register(router)
+	console.Register(router)
 	return router
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/history"
 )
 
 // MaxRequestBytes caps a request body. A SendMessages request carries at most
@@ -43,6 +44,9 @@ type Options struct {
 	// BaseURL prefixes the sqsUrl of queues; empty takes each request's own
 	// scheme and host, as the SQS protocols do.
 	BaseURL string
+	// History, if set, holds the queues' sampled depth that
+	// GetQueueHistory answers; without it histories are empty.
+	History *history.Sampler
 }
 
 // API is the REST JSON API over one engine.
@@ -93,6 +97,17 @@ var routes = []route{
 	{http.MethodDelete, "/v1/queues/:queue/subscription", "DeleteSubscription", permAdmin, (*API).deleteSubscription},
 
 	{http.MethodGet, "/v1/openapi.json", "GetOpenAPI", permNone, (*API).openAPI},
+
+	{http.MethodDelete, "/v1/queues/:queue/messages/:message", "DeleteMessage", permAdmin, (*API).deleteMessage},
+	{http.MethodGet, "/v1/queues/:queue/tags", "GetQueueTags", permAnyRole, (*API).getQueueTags},
+	{http.MethodPut, "/v1/queues/:queue/tags", "PutQueueTags", permAdmin, (*API).putQueueTags},
+	{http.MethodPost, "/v1/queues/:queue/move-tasks", "StartMoveTask", permAdmin, (*API).startMoveTask},
+	{http.MethodGet, "/v1/queues/:queue/move-tasks", "ListMoveTasks", permInspect, (*API).listMoveTasks},
+	{http.MethodPost, "/v1/queues/:queue/move-tasks/cancel", "CancelMoveTask", permAdmin, (*API).cancelMoveTask},
+	{http.MethodGet, "/v1/queues/:queue/history", "GetQueueHistory", permInspect, (*API).getQueueHistory},
+	{http.MethodGet, "/v1/history", "ListQueueHistories", permInspect, (*API).listQueueHistories},
+	{http.MethodGet, "/v1/subscriptions", "ListSubscriptions", permInspect, (*API).listSubscriptions},
+	{http.MethodGet, "/v1/whoami", "WhoAmI", permAnyRole, (*API).whoAmI},
 }
 
 // Register adds every route of the API to r. Paths under /v1 that match no
