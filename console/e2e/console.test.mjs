@@ -196,7 +196,8 @@ test('settings and tags are edited with the API\'s checks', async (t) => {
   assert.equal(await page.inputValue('#tag-k0'), 'team');
   await page.fill('#set-vis', '99999');
   await page.click('#settings-save');
-  assert.match(await page.locator('#settings-save').locator('xpath=ancestor::form').locator('.error-text').textContent(), /visibilityTimeoutSeconds must be from 0 to 43200/);
+  // The API's own check and wording.
+  await page.locator('#settings-save').locator('xpath=ancestor::form').locator('.error-text', { hasText: 'visibilityTimeoutSeconds must be from 0 to 43200' }).waitFor();
   await page.fill('#set-vis', '45');
   await page.click('#settings-save');
   await page.getByText('Saved the settings.').waitFor();
