@@ -18,6 +18,6 @@ func (a *API) whoAmI(c *call) (int, any, error) {
 		return http.StatusOK, whoAmIJSON{Role: RoleAdmin}, nil
 	}
 	token, _ := bearer(c.r)
-	role, _ := a.roleOf(token) // authorize has found it
+	role, _ := roleOf(a.opts.Tokens, token) // authorize has found it
 	return http.StatusOK, whoAmIJSON{Role: role, TokensRequired: true}, nil
 }
