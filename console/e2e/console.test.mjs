@@ -72,7 +72,11 @@ async function newPage(t, opts = {}) {
   return page;
 }
 
-const shot = (page, name) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+// shot saves the whole page, without the passing notices.
+async function shot(page, name) {
+  await page.evaluate(() => document.querySelectorAll('.toast').forEach((t) => t.remove()));
+  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+}
 const row = (page, name) => page.locator(`tr[data-queue="${name}"]`);
 
 test('queues made through SQS appear, with live counts, DLQ links and a filter', async (t) => {
@@ -272,13 +276,15 @@ test('server page: add and clear a fault that an SQS client meets', async (t) =>
   await page.fill('#fault-error', 'QueueDoesNotExist');
   await page.fill('#fault-count', '1');
   await page.click('#fault-add');
-  const fault = page.locator('tr[data-fault]', { hasText: 'QueueDoesNotExist' });
+  t.after(() => rest('DELETE', '/_minisqs/faults'));
+  const fault = page.locator('tr[data-fault]', { hasText: name });
   await fault.waitFor();
+  assert.match(await fault.textContent(), /QueueDoesNotExist/);
   await assert.rejects(sqs('send-message', '--queue-url', queueUrl(name), '--message-body', 'x'), /NonExistentQueue|QueueDoesNotExist/);
-  await page.waitForFunction(() => [...document.querySelectorAll('tr[data-fault]')].some((r) => r.cells[4].textContent === '1'), null, { timeout: 10_000 });
+  await page.waitForFunction((n) => [...document.querySelectorAll('tr[data-fault]')].some((r) => r.textContent.includes(n) && r.cells[4].textContent === '1'), name, { timeout: 10_000 });
   // The request shows in the ring, with its fault.
   if (await controlAvailable('/_minisqs/requests')) {
-    await page.locator('#requests-title').locator('xpath=..').locator('td', { hasText: 'QueueDoesNotExist' }).first().waitFor({ timeout: 10_000 });
+    await page.locator('#requests-title').locator('xpath=..').locator('tr', { hasText: 'SendMessage' }).filter({ hasText: 'NonExistentQueue' }).first().waitFor({ timeout: 10_000 });
   }
   await shot(page, 'server-faults');
   await page.click('#faults-clear');

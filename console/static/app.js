@@ -1055,10 +1055,12 @@ function requestsPanel(panel) {
   const proto = h('select', { id: 'requests-protocol', 'aria-label': 'Protocol' },
     h('option', { value: '' }, 'Every protocol'), ['query', 'json', 'rest'].map((p) => h('option', { value: p }, p)));
   const hide = h('input', { type: 'checkbox', id: 'requests-hide-console', checked: true });
+  const limit = h('select', { id: 'requests-limit', 'aria-label': 'How many requests' },
+    [25, 50, 100, 200].map((n) => h('option', { value: n, selected: n === 25 }, `Last ${n}`)));
   let last = [];
   const render = () => {
     const shown = last.filter((r) => (!proto.value || r.protocol === proto.value) &&
-      !(hide.checked && r.protocol === 'rest' && CONSOLE_POLLS.has(r.action)));
+      !(hide.checked && r.protocol === 'rest' && CONSOLE_POLLS.has(r.action))).slice(0, Number(limit.value));
     if (shown.length === 0) {
       replaceKeepingFocus(body, h('tr', {}, h('td', { colspan: 8, class: 'empty' }, 'No requests to show.')));
       return;
@@ -1075,15 +1077,16 @@ function requestsPanel(panel) {
   };
   proto.addEventListener('change', render);
   hide.addEventListener('change', render);
+  limit.addEventListener('change', render);
   panel.append(h('h2', { id: 'requests-title' }, 'Recent requests'),
-    h('div', { class: 'toolbar' }, proto, h('label', { class: 'check' }, hide, "Hide the console's own reads")),
+    h('div', { class: 'toolbar' }, proto, limit, h('label', { class: 'check' }, hide, "Hide the console's own reads")),
     h('div', { class: 'table-wrap' }, h('table', {},
       h('thead', {}, h('tr', {}, h('th', {}, 'Time'), h('th', {}, 'Protocol'), h('th', {}, 'Action'), h('th', {}, 'Queue'),
         h('th', { class: 'num' }, 'Status'), h('th', {}, 'Error'), h('th', { class: 'num' }, 'Took'), h('th', { class: 'hide-narrow' }, 'Fault'))),
       body)));
   every(SERVER_POLL_MS, async () => {
     try {
-      last = (await api('GET', '/_minisqs/requests?limit=200')).requests;
+      last = (await api('GET', '/_minisqs/requests?limit=1000')).requests;
       render();
     } catch (e) {
       if (e.unavailable) unavailable(panel, 'Recent requests', 'requests-title', '/_minisqs/requests', e);
