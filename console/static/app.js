@@ -540,7 +540,10 @@ function queuePage(main, name) {
       return;
     }
     q = found;
-    if (!built) build();
+    if (!built) {
+      build();
+      refreshMessages();
+    }
     renderCards();
   });
   if (may('GetQueueHistory')) {
