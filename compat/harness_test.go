@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	awsv2 "github.com/aws/aws-sdk-go-v2/aws"
-	credv2 "github.com/aws/aws-sdk-go-v2/credentials"
 	sqsv2 "github.com/aws/aws-sdk-go-v2/service/sqs"
 	awsv1 "github.com/aws/aws-sdk-go/aws"
 	credv1 "github.com/aws/aws-sdk-go/aws/credentials"
@@ -22,6 +20,7 @@ import (
 	sqsv1 "github.com/aws/aws-sdk-go/service/sqs"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/internal/sqsload"
 	"github.com/minisqs/minisqs/server"
 )
 
@@ -59,12 +58,7 @@ func startServer(t testing.TB, cfg server.Config) *testServer {
 // JSON protocol. optFns change its options, as for sqs.New.
 func jsonClient(t testing.TB, endpoint string, optFns ...func(*sqsv2.Options)) *sqsv2.Client {
 	t.Helper()
-	return sqsv2.New(sqsv2.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: awsv2.String(endpoint),
-		Credentials:  credv2.NewStaticCredentialsProvider("test", "test", ""),
-		HTTPClient:   &http.Client{Timeout: 30 * time.Second},
-	}, optFns...)
+	return sqsv2.New(sqsload.NewClient(endpoint, nil).Options(), optFns...)
 }
 
 // queryClient is an aws-sdk-go v1 SQS client pinned before v1.47, which

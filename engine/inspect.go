@@ -9,30 +9,9 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/tidwall/buntdb"
 )
-
-// MessageState is where a message is in its life, as Inspect reports it.
-type MessageState string
-
-// The states of a message.
-const (
-	StateVisible  MessageState = "visible"
-	StateInFlight MessageState = "inFlight"
-	StateDelayed  MessageState = "delayed"
-)
-
-func stateName(s uint8) MessageState {
-	switch s {
-	case stateInFlight:
-		return StateInFlight
-	case stateDelayed:
-		return StateDelayed
-	}
-	return StateVisible
-}
 
 // InspectOptions say which messages Inspect returns.
 type InspectOptions struct {
@@ -40,21 +19,6 @@ type InspectOptions struct {
 	Limit int
 	// Which states to include; none at all means visible only.
 	Visible, InFlight, Delayed bool
-}
-
-// InspectedMessage is a message as Inspect reports it: the stored message
-// and where it is in its life.
-type InspectedMessage struct {
-	Message
-	State        MessageState
-	ReceiveCount int
-	// FirstReceivedAt is zero for a message never received.
-	FirstReceivedAt time.Time
-	// VisibleAt is when an in-flight or delayed message becomes visible;
-	// zero for a visible one.
-	VisibleAt time.Time
-	// ExpiresAt is when retention deletes the message.
-	ExpiresAt time.Time
 }
 
 // Peek returns up to limit visible messages in delivery order without
@@ -76,7 +40,7 @@ func (q *Queue) Peek(limit int) ([]Message, error) {
 // in delivery order (on a FIFO queue, the groups a receive could take from
 // now, then the groups held by a message in flight), then in-flight and
 // delayed ones by the instant they become visible.
-func (q *Queue) Inspect(opts InspectOptions) ([]InspectedMessage, error) {
+func (q *Queue) Inspect(opts InspectOptions) ([]MessageState, error) {
 	if !opts.Visible && !opts.InFlight && !opts.Delayed {
 		opts.Visible = true
 	}
@@ -93,25 +57,13 @@ func (q *Queue) Inspect(opts InspectOptions) ([]InspectedMessage, error) {
 	if len(picked) < opts.Limit && (opts.InFlight || opts.Delayed) {
 		picked = append(picked, q.waitingLocked(opts.Limit-len(picked), opts.InFlight, opts.Delayed)...)
 	}
-	out := make([]InspectedMessage, 0, len(picked))
+	out := make([]MessageState, 0, len(picked))
 	for _, m := range picked {
 		rec, err := q.recordLocked(m)
 		if err != nil {
 			continue
 		}
-		im := InspectedMessage{
-			Message:      rec,
-			State:        stateName(m.state),
-			ReceiveCount: m.receiveCount,
-			ExpiresAt:    time.Unix(0, m.expireAt),
-		}
-		if m.firstReceiveAt != 0 {
-			im.FirstReceivedAt = time.Unix(0, m.firstReceiveAt)
-		}
-		if m.state != stateReady {
-			im.VisibleAt = time.Unix(0, m.visibleAt)
-		}
-		out = append(out, im)
+		out = append(out, messageState(m, rec))
 	}
 	return out, nil
 }

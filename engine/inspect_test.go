@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func inspectBodies(ms []InspectedMessage) []string {
+func inspectBodies(ms []MessageState) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = m.Body
@@ -37,19 +37,19 @@ func TestInspectStates(t *testing.T) {
 	if b := inspectBodies(all); !slices.Equal(b, []string{"b", "c", "later", "a", "late"}) {
 		t.Fatalf("every state: %q", b)
 	}
-	byBody := map[string]InspectedMessage{}
+	byBody := map[string]MessageState{}
 	for _, m := range all {
 		byBody[m.Body] = m
 	}
 	a := byBody["a"]
-	if a.State != StateInFlight || a.ReceiveCount != 1 || !a.VisibleAt.Equal(testStart.Add(45*time.Second)) ||
+	if a.Status != MessageInFlight || a.ReceiveCount != 1 || !a.VisibleAt.Equal(testStart.Add(45*time.Second)) ||
 		!a.FirstReceivedAt.Equal(testStart) || a.ID != d.ID {
 		t.Errorf("in flight: %+v", a)
 	}
-	if l := byBody["late"]; l.State != StateDelayed || l.ReceiveCount != 0 || !l.VisibleAt.Equal(testStart.Add(time.Minute)) || !l.FirstReceivedAt.IsZero() {
+	if l := byBody["late"]; l.Status != MessageDelayed || l.ReceiveCount != 0 || !l.VisibleAt.Equal(testStart.Add(time.Minute)) || !l.FirstReceivedAt.IsZero() {
 		t.Errorf("delayed: %+v", l)
 	}
-	if b := byBody["b"]; b.State != StateVisible || !b.VisibleAt.IsZero() || !b.ExpiresAt.Equal(testStart.Add(345600*time.Second)) {
+	if b := byBody["b"]; b.Status != MessageVisible || !b.VisibleAt.IsZero() || !b.ExpiresAt.Equal(testStart.Add(345600*time.Second)) {
 		t.Errorf("visible: %+v", b)
 	}
 	if got, _ := q.Inspect(InspectOptions{Limit: 10, Delayed: true}); !slices.Equal(inspectBodies(got), []string{"later", "late"}) {

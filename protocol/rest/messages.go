@@ -302,12 +302,12 @@ func (a *API) peekMessages(c *call) (int, any, error) {
 	}
 	if qv.Has("state") {
 		for _, st := range strings.Split(qv.Get("state"), ",") {
-			switch engine.MessageState(st) {
-			case engine.StateVisible:
+			switch engine.MessageStatus(st) {
+			case engine.MessageVisible:
 				opts.Visible = true
-			case engine.StateInFlight:
+			case engine.MessageInFlight:
 				opts.InFlight = true
-			case engine.StateDelayed:
+			case engine.MessageDelayed:
 				opts.Delayed = true
 			default:
 				return 0, nil, apiErrorf(codeInvalidRequest, "state is a comma-separated list of visible, inFlight and delayed.")
@@ -328,7 +328,7 @@ func (a *API) peekMessages(c *call) (int, any, error) {
 			GroupID:        m.GroupID,
 			SequenceNumber: m.SequenceNumber,
 			DedupID:        m.DeduplicationID,
-			State:          string(m.State),
+			State:          string(m.Status),
 			ReceiveCount:   m.ReceiveCount,
 			ExpiresAt:      formatTime(m.ExpiresAt),
 		}
