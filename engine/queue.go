@@ -215,6 +215,18 @@ func (q *Queue) Untag(keys []string) error {
 	return q.saveTagsLocked(next)
 }
 
+// ReplaceTags makes tags the queue's whole set of tags, in one change:
+// tags that are not named are removed.
+func (q *Queue) ReplaceTags(tags map[string]string) error {
+	next := maps.Clone(tags)
+	if err := validateTags(next); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.saveTagsLocked(next)
+}
+
 func (q *Queue) saveTagsLocked(tags map[string]string) error {
 	if q.deleted {
 		return errNoQueue()
