@@ -171,7 +171,7 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 	sum := md5.Sum([]byte(in.Body))
 	sender := in.SenderID
 	if sender == "" {
-		sender = q.e.opts.AccountID
+		sender = q.ns.Account
 	}
 	rec := Message{
 		ID:               id,

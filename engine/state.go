@@ -460,7 +460,7 @@ func (q *Queue) checkStoredMessage(rec *Message, a QueueAttributes) error {
 	sum := md5.Sum([]byte(rec.Body))
 	rec.MD5OfBody = hex.EncodeToString(sum[:])
 	if rec.SenderID == "" {
-		rec.SenderID = q.e.opts.AccountID
+		rec.SenderID = q.ns.Account
 	}
 	if rec.DeadLetterSourceArn != "" {
 		if _, _, _, ok := parseQueueArn(rec.DeadLetterSourceArn); !ok {

@@ -70,8 +70,14 @@ func (q *Queue) Slug() string { return slugPrefix + slugEncoding.EncodeToString(
 
 const slugPrefix = "que_"
 
-// LookupQueue finds a queue by its id, its slug or its name.
+// LookupQueue is LookupQueueIn the default namespace.
 func (e *Engine) LookupQueue(ref string) (*Queue, error) {
+	return e.LookupQueueIn(e.DefaultNamespace(), ref)
+}
+
+// LookupQueueIn finds a queue by its id or its slug, which name it in any
+// namespace, or by its name in ns.
+func (e *Engine) LookupQueueIn(ns Namespace, ref string) (*Queue, error) {
 	if u, err := uuid.Parse(ref); err == nil && len(ref) == 36 {
 		return e.QueueByID(u.String())
 	}
@@ -80,7 +86,7 @@ func (e *Engine) LookupQueue(ref string) (*Queue, error) {
 			return e.QueueByID(uuid.UUID(b).String())
 		}
 	}
-	return e.Queue(ref)
+	return e.QueueIn(ns, ref)
 }
 
 func (q *Queue) countEnqueuedLocked(m *message) {

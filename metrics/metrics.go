@@ -2,7 +2,8 @@
 // format: the gauges and counters of the queue metrics in
 // docs/rest-api.md, "Health and metrics" (available, in flight, delayed, stored bytes, age of the
 // oldest available message; enqueued, received, removed and bytes
-// enqueued), labelled by queue name, counting messages from every protocol;
+// enqueued), labelled by queue name, account and region, counting messages
+// from every protocol;
 // and, as a step of the dispatch chain, the count and duration of every
 // protocol's requests by action (Requests).
 package metrics
@@ -24,7 +25,7 @@ type queueCollector struct {
 }
 
 func desc(name, help string) *prometheus.Desc {
-	return prometheus.NewDesc("minisqs_queue_"+name, help, []string{"queue"}, nil)
+	return prometheus.NewDesc("minisqs_queue_"+name, help, []string{"queue", "account", "region"}, nil)
 }
 
 var (
@@ -48,12 +49,12 @@ func (c queueCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c queueCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, q := range c.e.AllQueues() {
 		s := q.Stats()
-		name := q.Name()
+		name, ns := q.Name(), q.Namespace()
 		gauge := func(d *prometheus.Desc, v float64) {
-			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, name)
+			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, name, ns.Account, ns.Region)
 		}
 		counter := func(d *prometheus.Desc, v int64) {
-			ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), name)
+			ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), name, ns.Account, ns.Region)
 		}
 		gauge(available, float64(s.Visible))
 		gauge(inFlight, float64(s.InFlight))

@@ -56,15 +56,15 @@ func TestScrape(t *testing.T) {
 	body, _ := io.ReadAll(rec.Body)
 	text := string(body)
 	for _, want := range []string{
-		`minisqs_queue_messages_available{queue="orders"} 1`,
-		`minisqs_queue_messages_in_flight{queue="orders"} 1`,
-		`minisqs_queue_messages_delayed{queue="orders"} 1`,
-		`minisqs_queue_messages_enqueued_total{queue="orders"} 4`,
-		`minisqs_queue_messages_received_total{queue="orders"} 3`,
-		`minisqs_queue_messages_removed_total{queue="orders"} 1`,
-		`minisqs_queue_oldest_available_message_age_seconds{queue="orders"} 40`,
-		`minisqs_queue_stored_bytes{queue="orders"} ` + itoa(sizes.StoredBytes),
-		`minisqs_queue_bytes_enqueued_total{queue="orders"} ` + itoa(sizes.BytesEnqueued),
+		`minisqs_queue_messages_available{account="000000000000",queue="orders",region="us-east-1"} 1`,
+		`minisqs_queue_messages_in_flight{account="000000000000",queue="orders",region="us-east-1"} 1`,
+		`minisqs_queue_messages_delayed{account="000000000000",queue="orders",region="us-east-1"} 1`,
+		`minisqs_queue_messages_enqueued_total{account="000000000000",queue="orders",region="us-east-1"} 4`,
+		`minisqs_queue_messages_received_total{account="000000000000",queue="orders",region="us-east-1"} 3`,
+		`minisqs_queue_messages_removed_total{account="000000000000",queue="orders",region="us-east-1"} 1`,
+		`minisqs_queue_oldest_available_message_age_seconds{account="000000000000",queue="orders",region="us-east-1"} 40`,
+		`minisqs_queue_stored_bytes{account="000000000000",queue="orders",region="us-east-1"} ` + itoa(sizes.StoredBytes),
+		`minisqs_queue_bytes_enqueued_total{account="000000000000",queue="orders",region="us-east-1"} ` + itoa(sizes.BytesEnqueued),
 		`# TYPE minisqs_queue_messages_received_total counter`,
 		`# TYPE minisqs_queue_messages_available gauge`,
 	} {

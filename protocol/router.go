@@ -6,6 +6,7 @@ package protocol
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/minisqs/minisqs/console"
@@ -33,6 +34,9 @@ type Options struct {
 	Tokens map[string]rest.Role
 	// History is the queues' sampled depth, for the REST API.
 	History *history.Sampler
+	// Identity is how the SQS protocols find, and when asked check, who
+	// signed a request.
+	Identity sqs.Identity
 }
 
 // NewHandler routes requests to the front ends over e. SQS requests may
@@ -41,11 +45,15 @@ type Options struct {
 func NewHandler(e *engine.Engine, opts Options) http.Handler {
 	// Every SQS and REST request passes one chain: the journal outermost,
 	// so that it records what the client saw (faults included), then
-	// metrics, then the fault rules, next to the action.
+	// metrics, then identity (signatures, namespaces), then the fault
+	// rules, next to the action.
 	rules := faults.New(append(sqs.Actions(), rest.Operations()...), sqs.ErrorCodes())
 	requests := journal.New(e.Now)
 	reqMetrics := metrics.NewRequests()
-	chain := dispatch.Chain{requests.Step(), reqMetrics.Step(), rules.Step()}
+	if opts.Identity.Now == nil {
+		opts.Identity.Now = time.Now
+	}
+	chain := dispatch.Chain{requests.Step(), reqMetrics.Step(), opts.Identity.Step(), rules.Step()}
 	svc := sqs.New(e, sqs.Options{BaseURL: opts.BaseURL, Chain: chain})
 	serveSQS := func(w http.ResponseWriter, r *http.Request) {
 		if sqs.IsJSONRequest(r) {

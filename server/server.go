@@ -17,7 +17,9 @@ import (
 	"github.com/minisqs/minisqs/history"
 	"github.com/minisqs/minisqs/protocol"
 	"github.com/minisqs/minisqs/protocol/rest"
+	"github.com/minisqs/minisqs/protocol/sqs"
 	"github.com/minisqs/minisqs/push"
+	"github.com/minisqs/minisqs/sigv4"
 )
 
 // Config is everything a server needs.
@@ -38,6 +40,12 @@ type Config struct {
 	// Tokens are the REST API's bearer tokens and their roles; none leaves
 	// it open.
 	Tokens map[string]rest.Role
+	// VerifySignatures makes every SQS request carry a valid AWS
+	// Signature Version 4 of a key in Credentials.
+	VerifySignatures bool
+	// Credentials are the access keys the SQS protocols know: a key's
+	// account is where its requests act. Needed with VerifySignatures.
+	Credentials sigv4.Keys
 	// Init, if set, runs on the opened engine before the server listens, so
 	// that no request sees the engine before it is ready: the minisqs
 	// command creates the queues of its config file here. An error stops
@@ -126,6 +134,9 @@ type Server struct {
 // Start opens the engine and begins serving on cfg.Addr.
 func Start(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
+	if cfg.VerifySignatures && cfg.Credentials == nil {
+		return nil, errors.New("signature checks need credentials to check them against")
+	}
 	e, err := engine.Open(engine.Options{
 		Path: cfg.DB, Fsync: cfg.Fsync, Clock: cfg.Clock, Region: cfg.Region,
 		AccountID: cfg.AccountID, SkipCooldowns: cfg.SkipCooldowns, Logger: cfg.Logger,
@@ -160,6 +171,7 @@ func Start(cfg Config) (*Server, error) {
 				SubscriptionChanged: deliverer.Sync,
 				Tokens:              cfg.Tokens,
 				History:             sampler,
+				Identity:            sqs.Identity{Verify: cfg.VerifySignatures, Keys: cfg.Credentials},
 			}),
 			ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 			// ReadTimeout rather than a deadline each handler sets through

@@ -14,6 +14,7 @@ import (
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/queueconfig"
 	"github.com/minisqs/minisqs/server"
+	"github.com/minisqs/minisqs/sigv4"
 )
 
 // config is the command's settings after flags and environment: the
@@ -26,6 +27,8 @@ type config struct {
 	ConfigFile string
 	// Queues is a comma-separated list of queues to create at start.
 	Queues string
+	// KeyFile is --credentials, which SIGHUP reloads.
+	KeyFile *sigv4.KeyFile
 }
 
 // setting is one setting: its flag, its environment variable, its default
@@ -60,6 +63,8 @@ var settings = []setting{
 	{flag: "queues", env: "MINISQS_QUEUES", def: "", help: "comma-separated queues to create at start, e.g. orders,events.fifo (a .fifo name makes a FIFO queue)"},
 	{flag: "api-token", env: "MINISQS_API_TOKEN", def: "", help: "bearer token with the admin role for the REST API (not the SQS protocols); with no token the REST API is open"},
 	{flag: "token-file", env: "MINISQS_TOKEN_FILE", def: "", help: "file of REST API tokens, one \"ROLE TOKEN\" a line (admin, producer, consumer, inspector)"},
+	{flag: "auth", env: "MINISQS_AUTH", def: "off", help: "off, or sigv4 to make every SQS request carry a valid AWS Signature Version 4 of a key in --credentials"},
+	{flag: "credentials", env: "MINISQS_CREDENTIALS", def: "", help: "file of access keys, one \"ACCESS_KEY SECRET [ACCOUNT]\" a line, reloaded on SIGHUP; a key acts in its account"},
 }
 
 // parseConfig reads settings from args, then getenv for those not given as
@@ -119,6 +124,21 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (co
 	}
 	if cfg.Tokens, err = loadTokens(get("api-token"), get("token-file")); err != nil {
 		return config{}, err
+	}
+	switch get("auth") {
+	case "off":
+	case "sigv4":
+		cfg.VerifySignatures = true
+	default:
+		return config{}, fmt.Errorf("auth %q: want off or sigv4", get("auth"))
+	}
+	if path := get("credentials"); path != "" {
+		if cfg.KeyFile, err = sigv4.LoadKeyFile(path); err != nil {
+			return config{}, err
+		}
+		cfg.Credentials = cfg.KeyFile
+	} else if cfg.VerifySignatures {
+		return config{}, fmt.Errorf("auth sigv4 needs --credentials (MINISQS_CREDENTIALS): the keys to check signatures against")
 	}
 	if cfg.BaseURL != "" {
 		u, err := url.Parse(cfg.BaseURL)

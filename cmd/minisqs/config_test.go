@@ -57,6 +57,9 @@ func TestParseConfig(t *testing.T) {
 		{name: "queue named twice", args: []string{"--queues", "a,a"}, wantErr: true},
 		{name: "bad bool", env: map[string]string{"MINISQS_SKIP_COOLDOWNS": "maybe"}, wantErr: true},
 		{name: "stray argument", args: []string{"serve"}, wantErr: true},
+		{name: "bad auth", args: []string{"--auth", "basic"}, wantErr: true},
+		{name: "sigv4 without credentials", env: map[string]string{"MINISQS_AUTH": "sigv4"}, wantErr: true},
+		{name: "missing credentials file", args: []string{"--credentials", "/nonexistent/keys"}, wantErr: true},
 		{name: "unknown flag", args: []string{"--port", "1"}, wantErr: true},
 	}
 	for _, tt := range tests {
@@ -141,5 +144,22 @@ func TestLoadTokensRefused(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestParseConfigCredentials(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(path, []byte("AKID1 secret1 111111111111\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := parseConfig([]string{"--auth", "sigv4", "--credentials", path}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.VerifySignatures || cfg.KeyFile == nil || cfg.Credentials == nil {
+		t.Fatalf("config %+v", cfg)
+	}
+	if c, ok := cfg.Credentials.Lookup("AKID1"); !ok || c.Account != "111111111111" {
+		t.Fatalf("Lookup(AKID1) = %+v, %v", c, ok)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/queueconfig"
 	"github.com/minisqs/minisqs/server"
+	"github.com/minisqs/minisqs/sigv4"
 )
 
 // shutdownGrace bounds how long requests in progress may take to finish.
@@ -82,16 +83,38 @@ func run(cfg config) error {
 		"region", cfg.Region, "account", cfg.AccountID, "startup", time.Since(start).Round(time.Microsecond))
 
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	select {
-	case s := <-sig:
-		log.Info("shutting down", "signal", s.String())
-	case err := <-srv.Done():
-		return err
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+wait:
+	for {
+		select {
+		case s := <-sig:
+			if s == syscall.SIGHUP {
+				reloadCredentials(cfg.KeyFile, log)
+				continue
+			}
+			log.Info("shutting down", "signal", s.String())
+			break wait
+		case err := <-srv.Done():
+			return err
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	return srv.Shutdown(ctx)
+}
+
+// reloadCredentials reads the credentials file again, keeping the keys in
+// force when the new file is refused.
+func reloadCredentials(f *sigv4.KeyFile, log *slog.Logger) {
+	if f == nil {
+		log.Info("SIGHUP: no credentials file to reload")
+		return
+	}
+	if err := f.Reload(); err != nil {
+		log.Error("SIGHUP: credentials not reloaded; the keys in force stay", "err", err)
+		return
+	}
+	log.Info("SIGHUP: credentials reloaded", "keys", f.Len())
 }
 
 // loadQueues reads the queues to create at start: the config file's and

@@ -46,6 +46,13 @@ type Request struct {
 	// HTTP is the request as it came, headers and all, or nil when no HTTP
 	// request carries it (the Go API).
 	HTTP *http.Request
+	// Body is an SQS request's body as it came, read once, for the
+	// signature check; nil for the REST API, whose handlers read their own.
+	Body []byte
+	// Account and Region are the namespace the request acts in, when its
+	// signature names them (set by the identity step); "" takes the queue
+	// URL's account, then the server's own.
+	Account, Region string
 	// Classify tells the HTTP status and error code ("" on success) with
 	// which the front end answers what the chain returned. Nil means 200 on
 	// success and 500 InternalError otherwise.

@@ -130,14 +130,7 @@ func (h *handler) listQueueMessages(w http.ResponseWriter, r *http.Request, regi
 func (h *handler) serveMessages(w http.ResponseWriter, r *http.Request, ans answer, region, account, name string) {
 	showInvisible := flag(r.Form.Get("ShowInvisible"))
 	showDelayed := flag(r.Form.Get("ShowDelayed"))
-	if region == "" {
-		region = h.e.Region()
-	}
-	var q *engine.Queue
-	var err error = engine.Errorf(engine.ErrQueueDoesNotExist, "The specified queue does not exist.")
-	if region == h.e.Region() && account == h.e.AccountID() {
-		q, err = h.e.Queue(name)
-	}
+	q, err := h.e.QueueIn(h.e.Namespace(account, region), name)
 	var all []engine.MessageState
 	if err == nil {
 		all, err = q.Messages()

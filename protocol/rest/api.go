@@ -26,6 +26,7 @@ import (
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/history"
 	"github.com/minisqs/minisqs/protocol/dispatch"
+	"github.com/minisqs/minisqs/sigv4"
 )
 
 // MaxRequestBytes caps a request body. A SendMessages request carries at most
@@ -75,7 +76,8 @@ type call struct {
 	w      http.ResponseWriter
 	params httprouter.Params
 	rt     *route
-	limit  int64 // body size cap; 0 means MaxRequestBytes
+	limit  int64            // body size cap; 0 means MaxRequestBytes
+	ns     engine.Namespace // where the request acts
 }
 
 // answer is what an operation returns through the dispatch chain.
@@ -164,13 +166,18 @@ func (a *API) serve(rt *route) httprouter.Handle {
 			writeError(w, err)
 			return
 		}
+		ns, err := a.namespace(r)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
 		out, err := a.handler(r.Context(), &dispatch.Request{
 			Protocol: dispatch.REST,
 			Action:   rt.op,
-			Queue:    a.queueName(p.ByName("queue")),
+			Queue:    a.queueName(ns, p.ByName("queue")),
 			HTTP:     r,
 			Classify: classify,
-			Call:     &call{r: r, w: w, params: p, rt: rt},
+			Call:     &call{r: r, w: w, params: p, rt: rt, ns: ns},
 		})
 		if err != nil {
 			if !dispatch.Hangup(w, err) {
@@ -198,14 +205,47 @@ func (a *API) run(ctx context.Context, req *dispatch.Request) (any, error) {
 
 // queueName is the name of the queue a path's {queue} refers to, or the
 // reference as it is when no queue has it.
-func (a *API) queueName(ref string) string {
+func (a *API) queueName(ns engine.Namespace, ref string) string {
 	if ref == "" {
 		return ""
 	}
-	if q, err := a.e.LookupQueue(ref); err == nil {
+	if q, err := a.e.LookupQueueIn(ns, ref); err == nil {
 		return q.Name()
 	}
 	return ref
+}
+
+// Headers that name the namespace a request acts in; without them it acts
+// in the server's own account and region.
+const (
+	accountHeader = "X-Account-Id"
+	regionHeader  = "X-Region"
+)
+
+// namespace is the account and region a request names.
+func (a *API) namespace(r *http.Request) (engine.Namespace, error) {
+	account, region := r.Header.Get(accountHeader), r.Header.Get(regionHeader)
+	if account != "" && !sigv4.IsAccountID(account) {
+		return engine.Namespace{}, apiErrorf(codeInvalidRequest, "%s must be an account id of 12 digits.", accountHeader)
+	}
+	if region != "" && !validRegion(region) {
+		return engine.Namespace{}, apiErrorf(codeInvalidRequest, "%s must be a region name such as us-east-1.", regionHeader)
+	}
+	return a.e.Namespace(account, region), nil
+}
+
+// validRegion reports whether s looks like a region name: lower-case
+// letters, digits and hyphens.
+func validRegion(s string) bool {
+	if len(s) > 32 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // classify gives the status and code the API answers with.

@@ -58,7 +58,7 @@ func (a *API) getQueueHistory(c *call) (int, any, error) {
 // a list of queues needs one request for all its sparklines.
 func (a *API) listQueueHistories(c *call) (int, any, error) {
 	out := historiesOutput{Queues: []queueHistoryJSON{}}
-	for _, q := range a.e.Queues(c.r.URL.Query().Get("prefix")) {
+	for _, q := range a.e.QueuesIn(c.ns, c.r.URL.Query().Get("prefix")) {
 		out.Queues = append(out.Queues, a.queueHistory(q))
 	}
 	return http.StatusOK, out, nil

@@ -90,7 +90,7 @@ func (a *API) startMoveTask(c *call) (int, any, error) {
 	}
 	dst := ""
 	if in.Destination != "" {
-		d, err := a.e.LookupQueue(in.Destination)
+		d, err := a.e.LookupQueueIn(c.ns, in.Destination)
 		switch {
 		case err != nil:
 			return 0, nil, apiErrorf(codeInvalidRequest, "destination: no queue %q.", in.Destination)

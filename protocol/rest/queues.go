@@ -96,7 +96,7 @@ func (a *API) queueJSON(r *http.Request, q *engine.Queue) queueJSON {
 		ContentBasedDedup:        attrs.ContentBasedDeduplication,
 		Partitions:               q.Partitions(),
 		Counts:                   countsOf(q.Counts()),
-		SQSURL:                   queueurl.For(queueurl.Base(r, a.opts.BaseURL), a.e.AccountID(), q.Name()),
+		SQSURL:                   queueurl.For(queueurl.Base(r, a.opts.BaseURL), q.Namespace().Account, q.Name()),
 		Arn:                      q.Arn(),
 		CreatedAt:                formatTime(q.Created()),
 		UpdatedAt:                formatTime(q.Modified()),
@@ -115,7 +115,7 @@ func countsOf(c engine.Counts) countsJSON {
 // queue finds the path's {queue}: an id, a slug or a name.
 func (a *API) queue(c *call) (*engine.Queue, error) {
 	ref := c.params.ByName("queue")
-	q, err := a.e.LookupQueue(ref)
+	q, err := a.e.LookupQueueIn(c.ns, ref)
 	if err != nil {
 		return nil, apiErrorf(codeQueueNotFound, "No queue %q.", ref)
 	}
@@ -188,14 +188,14 @@ type redriveInput struct {
 	MaxReceiveCount int    `json:"maxReceiveCount"`
 }
 
-func (a *API) redrivePolicy(in *redriveInput) (*engine.RedrivePolicy, error) {
+func (a *API) redrivePolicy(ns engine.Namespace, in *redriveInput) (*engine.RedrivePolicy, error) {
 	if in.DeadLetterQueue == "" {
 		return nil, apiErrorf(codeInvalidRequest, "redrive.deadLetterQueue is required.")
 	}
 	if in.MaxReceiveCount < engine.MinMaxReceiveCount || in.MaxReceiveCount > engine.MaxMaxReceiveCount {
 		return nil, apiErrorf(codeInvalidRequest, "redrive.maxReceiveCount must be from %d to %d.", engine.MinMaxReceiveCount, engine.MaxMaxReceiveCount)
 	}
-	dlq, err := a.e.LookupQueue(in.DeadLetterQueue)
+	dlq, err := a.e.LookupQueueIn(ns, in.DeadLetterQueue)
 	if err != nil {
 		return nil, apiErrorf(codeInvalidRequest, "redrive.deadLetterQueue: no queue %q.", in.DeadLetterQueue)
 	}
@@ -235,12 +235,12 @@ func (a *API) createQueue(c *call) (int, any, error) {
 		u.FifoQueue = &fifo
 	}
 	if in.Redrive != nil {
-		if u.RedrivePolicy, err = a.redrivePolicy(in.Redrive); err != nil {
+		if u.RedrivePolicy, err = a.redrivePolicy(c.ns, in.Redrive); err != nil {
 			return 0, nil, err
 		}
 	}
-	prior, _ := a.e.Queue(in.Name)
-	q, err := a.e.CreateQueue(in.Name, u, nil)
+	prior, _ := a.e.QueueIn(c.ns, in.Name)
+	q, err := a.e.CreateQueueIn(c.ns, in.Name, u, nil)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -281,7 +281,7 @@ func (a *API) listQueues(c *call) (int, any, error) {
 		after = string(b)
 	}
 	out := listQueuesOutput{Queues: []queueJSON{}}
-	for _, q := range a.e.Queues(qv.Get("prefix")) {
+	for _, q := range a.e.QueuesIn(c.ns, qv.Get("prefix")) {
 		if after != "" && q.Name() <= after {
 			continue
 		}
@@ -367,7 +367,7 @@ func (a *API) updateQueue(c *call) (int, any, error) {
 	}
 	u.ClearRedrivePolicy = clearRedrive
 	if redrive != nil {
-		if u.RedrivePolicy, err = a.redrivePolicy(redrive); err != nil {
+		if u.RedrivePolicy, err = a.redrivePolicy(c.ns, redrive); err != nil {
 			return 0, nil, err
 		}
 	}

@@ -137,7 +137,7 @@ type subscriptionsOutput struct {
 // with its last delivery.
 func (a *API) listSubscriptions(c *call) (int, any, error) {
 	out := subscriptionsOutput{Subscriptions: []subscriptionJSON{}}
-	for _, q := range a.e.Queues("") {
+	for _, q := range a.e.QueuesIn(c.ns, "") {
 		if s, ok := q.Subscription(); ok {
 			out.Subscriptions = append(out.Subscriptions, subscriptionOut(q, s))
 		}

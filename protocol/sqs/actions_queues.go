@@ -55,7 +55,7 @@ func createQueue(c *call, in *CreateQueueInput) (*QueueURLOutput, error) {
 	if u.FifoQueue != nil && *u.FifoQueue && !strings.HasSuffix(in.QueueName, ".fifo") {
 		return nil, engine.Errorf(engine.ErrInvalidParameterValue, "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.")
 	}
-	q, err := c.svc.engine.CreateQueue(in.QueueName, u, in.Tags)
+	q, err := c.svc.engine.CreateQueueIn(c.namespace(), in.QueueName, u, in.Tags)
 	if err != nil {
 		return nil, err
 	}
@@ -66,10 +66,13 @@ func getQueueURL(c *call, in *GetQueueUrlInput) (*QueueURLOutput, error) {
 	if in.QueueName == "" {
 		return nil, missing("QueueName")
 	}
-	if in.QueueOwnerAWSAccountId != "" && in.QueueOwnerAWSAccountId != c.svc.engine.AccountID() {
-		return nil, engine.Errorf(engine.ErrQueueDoesNotExist, "The specified queue does not exist.")
+	// QueueOwnerAWSAccountId finds a queue of another account, in the
+	// request's region.
+	ns := c.namespace()
+	if in.QueueOwnerAWSAccountId != "" {
+		ns.Account = in.QueueOwnerAWSAccountId
 	}
-	q, err := c.svc.engine.Queue(in.QueueName)
+	q, err := c.svc.engine.QueueIn(ns, in.QueueName)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +119,7 @@ func (c *call) page(queues []*engine.Queue, maxResults *int, token string) ([]st
 }
 
 func listQueues(c *call, in *ListQueuesInput) (*ListQueuesOutput, error) {
-	urls, next, err := c.page(c.svc.engine.Queues(in.QueueNamePrefix), in.MaxResults, in.NextToken)
+	urls, next, err := c.page(c.svc.engine.QueuesIn(c.namespace(), in.QueueNamePrefix), in.MaxResults, in.NextToken)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,9 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -35,6 +37,30 @@ func newRequestID(w http.ResponseWriter) string {
 	id := uuid.NewString()
 	w.Header().Set("x-amzn-RequestId", id)
 	return id
+}
+
+// parseForm reads a query request's parameters as net/http's ParseForm
+// would, from the body already read: a form-encoded body's first, then the
+// URL's. The body is read once, for the signature check too.
+func parseForm(r *http.Request, body []byte) (url.Values, error) {
+	form := url.Values{}
+	if r.Method == http.MethodPost || r.Method == http.MethodPut {
+		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if ct == "application/x-www-form-urlencoded" {
+			var err error
+			if form, err = url.ParseQuery(string(body)); err != nil {
+				return nil, engine.Errorf(errMalformedQuery, "Could not read the request: %v", err)
+			}
+		}
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, engine.Errorf(errMalformedQuery, "Could not read the request: %v", err)
+	}
+	for k, vs := range q {
+		form[k] = append(form[k], vs...)
+	}
+	return form, nil
 }
 
 // readBody reads a request's body within MaxRequestBytes.
@@ -101,16 +127,17 @@ func readError(err error) error {
 // a form body or the URL's query string.
 func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 	id := newRequestID(w)
-	if err := announcedTooLarge(r); err != nil {
+	body, err := readBody(w, r)
+	if err != nil {
 		writeXMLError(w, id, readError(err))
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes)
-	if err := r.ParseForm(); err != nil {
-		writeXMLError(w, id, readError(err))
+	form, err := parseForm(r, body)
+	if err != nil {
+		writeXMLError(w, id, err)
 		return
 	}
-	name := r.Form.Get("Action")
+	name := form.Get("Action")
 	if name == "" {
 		writeXMLError(w, id, engine.Errorf(errMissingAction, "The request must contain the parameter Action."))
 		return
@@ -121,11 +148,11 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := a.newInput()
-	if err := decodeQuery(r.Form, in); err != nil {
+	if err := decodeQuery(form, in); err != nil {
 		writeXMLError(w, id, err)
 		return
 	}
-	out, err := s.serve(r, dispatch.Query, name, in)
+	out, err := s.serve(r, body, dispatch.Query, name, in)
 	if err != nil {
 		if !dispatch.Hangup(w, err) {
 			writeXMLError(w, id, err)
@@ -214,7 +241,7 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	out, err := s.serve(r, dispatch.JSON, name, in)
+	out, err := s.serve(r, body, dispatch.JSON, name, in)
 	if err != nil {
 		if !dispatch.Hangup(w, err) {
 			writeJSONError(w, err)

@@ -12,20 +12,21 @@ import (
 )
 
 // serve passes a decoded request through the dispatch chain to its action.
-func (s *Service) serve(r *http.Request, p dispatch.Protocol, action string, in any) (any, error) {
+func (s *Service) serve(r *http.Request, body []byte, p dispatch.Protocol, action string, in any) (any, error) {
 	return s.handler(r.Context(), &dispatch.Request{
 		Protocol: p,
 		Action:   action,
 		Queue:    queueOf(in, r.URL.Path),
 		Input:    in,
 		HTTP:     r,
+		Body:     body,
 		Classify: classify,
 	})
 }
 
 // run is the end of the dispatch chain: the action, over its input.
 func (s *Service) run(ctx context.Context, req *dispatch.Request) (any, error) {
-	c := &call{ctx: ctx, svc: s, baseURL: s.baseURL}
+	c := &call{ctx: ctx, svc: s, baseURL: s.baseURL, account: req.Account, region: req.Region}
 	if r := req.HTTP; r != nil {
 		c.baseURL = queueurl.Base(r, s.baseURL)
 		c.path = r.URL.Path

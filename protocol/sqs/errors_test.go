@@ -192,6 +192,10 @@ func TestWireErrorsMatchSQSModel(t *testing.T) {
 		"ServiceUnavailable":    {"ServiceUnavailable", 503, false},
 		"ThrottlingException":   {"ThrottlingException", 400, true},
 		"ValidationError":       {"ValidationError", 400, true},
+		// Signature failures (Common Errors; SignatureDoesNotMatch's 403
+		// as recorded in aws/aws-sdk-php#642 and boto/boto#1573).
+		"MissingAuthenticationToken": {"MissingAuthenticationToken", 403, true},
+		"SignatureDoesNotMatch":      {"SignatureDoesNotMatch", 403, true},
 	}
 
 	modelled := 0

@@ -8,14 +8,25 @@ import (
 	"github.com/minisqs/minisqs/protocol/queueurl"
 )
 
-// queueURL is the URL clients use for q.
+// queueURL is the URL clients use for q, in q's own account.
 func (c *call) queueURL(q *engine.Queue) string {
-	return queueurl.For(c.baseURL, c.svc.engine.AccountID(), q.Name())
+	return queueurl.For(c.baseURL, q.Namespace().Account, q.Name())
 }
 
-// queueFromURL finds the queue a QueueUrl names, by its account and name
-// path whatever the host. A query request sent to the queue's own path may
-// leave QueueUrl out.
+// namespace is where the request acts when it names no queue URL: the
+// account and region its signature names, else the server's own.
+func (c *call) namespace() engine.Namespace {
+	return c.svc.engine.Namespace(c.account, c.region)
+}
+
+// queue finds the queue a QueueUrl names: by the account and name of its
+// path, whatever the host, or by a bare queue name, which SQS accepts too
+// (LocalStack's AWS-validated test_posting_to_queue_via_queue_name). A
+// query request sent to the queue's own path may leave QueueUrl out. The
+// signature's account, when it names one, wins over the path's; the region
+// is the signature's or the server's. Anything else is a queue that does
+// not exist, as SQS answers even a QueueUrl that is no URL at all (moto's
+// AWS-verified test_get_queue_url_error_not_exists).
 func (c *call) queue(queueURL string) (*engine.Queue, error) {
 	path := c.path
 	if queueURL != "" {
@@ -30,12 +41,15 @@ func (c *call) queue(queueURL string) (*engine.Queue, error) {
 	}
 	account, name, ok := splitQueuePath(path)
 	if !ok {
-		return nil, engine.Errorf(engine.ErrInvalidAddress, "The address %s is not valid for this endpoint.", queueURL)
+		if queueURL == "" || strings.Contains(queueURL, "/") {
+			return nil, engine.Errorf(engine.ErrQueueDoesNotExist, "The specified queue does not exist.")
+		}
+		account, name = "", queueURL // a bare name
 	}
-	if account != c.svc.engine.AccountID() {
-		return nil, engine.Errorf(engine.ErrQueueDoesNotExist, "The specified queue does not exist.")
+	if c.account != "" {
+		account = c.account
 	}
-	return c.svc.engine.Queue(name)
+	return c.svc.engine.QueueIn(c.svc.engine.Namespace(account, c.region), name)
 }
 
 // splitQueuePath reads "/ACCOUNT/NAME" (a trailing slash allowed).

@@ -45,6 +45,9 @@ type call struct {
 	svc     *Service
 	baseURL string
 	path    string // the request's path, which may name the queue
+	// account and region are what the request's signature names; ""
+	// leaves them to the queue URL and the server's defaults.
+	account, region string
 }
 
 // action is one entry of the action table.
