@@ -172,7 +172,7 @@ func TestCrashRecovery(t *testing.T) {
 		}
 	}
 
-	// Wait out every lease a receive may have taken, then drain both queues:
+	// Wait out every lease a receive may have taken, then drain the queues:
 	// whatever an acknowledged send stored is then deleted by an
 	// acknowledged delete, or was deleted before.
 	l.mu.Lock()
@@ -441,8 +441,10 @@ func (cs *crashConsumer) receiveOnce(ctx context.Context, c *sqsv2.Client, l *cr
 
 // crashCheckRestart checks a restarted server's queues against the ledger:
 // each holds at least the messages whose send was acknowledged and which no
-// delete was tried on (a send cut off by the kill may add more). It notes
-// the leases open across the kill.
+// delete was tried on, and has at least those of its messages in flight
+// whose lease is still open and which no delete was tried on. Calls the
+// kill cut off can only add to either. It notes the leases open across the
+// kill.
 func crashCheckRestart(t *testing.T, ctx context.Context, c *sqsv2.Client, l *crashLedger, queues []*crashQueue, round int, run, down time.Duration) {
 	t.Helper()
 	l.mu.Lock()
@@ -455,22 +457,8 @@ func crashCheckRestart(t *testing.T, ctx context.Context, c *sqsv2.Client, l *cr
 		}
 		latest[d.id] = d
 	}
-	leases := 0
-	for _, d := range latest {
-		if !d.deleteOK && time.Since(d.start) < crashLease*time.Second {
-			leases++
-			l.spanned[d] = true
-		}
-	}
-	line := fmt.Sprintf("round %d: killed after %v, back in %v; %d leases open",
-		round, run.Round(time.Millisecond), down.Round(time.Millisecond), leases)
+	line := fmt.Sprintf("round %d: killed after %v, back in %v", round, run.Round(time.Millisecond), down.Round(time.Millisecond))
 	for _, q := range queues {
-		live := map[string]bool{}
-		for _, s := range l.sends {
-			if s.q == q && !tried[s.id] {
-				live[s.id] = true
-			}
-		}
 		out, err := c.GetQueueAttributes(ctx, &sqsv2.GetQueueAttributesInput{QueueUrl: &q.url, AttributeNames: []types.QueueAttributeName{
 			types.QueueAttributeNameApproximateNumberOfMessages,
 			types.QueueAttributeNameApproximateNumberOfMessagesNotVisible,
@@ -480,33 +468,56 @@ func crashCheckRestart(t *testing.T, ctx context.Context, c *sqsv2.Client, l *cr
 			t.Errorf("round %d: %s: %v", round, q.name, err)
 			continue
 		}
+		asked := time.Now() // the server counted before this
 		held := 0
 		for _, v := range out.Attributes {
 			n, _ := strconv.Atoi(v)
 			held += n
 		}
-		line += fmt.Sprintf("; %s holds %d, %d of them acknowledged and not deleted", q.name, held, len(live))
-		if held < len(live) {
+		inFlight, _ := strconv.Atoi(out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessagesNotVisible)])
+		live := 0
+		for _, s := range l.sends {
+			if s.q == q && !tried[s.id] {
+				live++
+			}
+		}
+		leased := 0
+		for _, d := range latest {
+			if d.q == q && !tried[d.id] && asked.Before(d.start.Add(crashLease*time.Second)) {
+				leased++
+				l.spanned[d] = true
+			}
+		}
+		line += fmt.Sprintf("; %s holds %d (%d acknowledged and not deleted), %d in flight (%d leases open)", q.name, held, live, inFlight, leased)
+		if held < live {
 			t.Errorf("round %d: %s holds %d messages after the restart, fewer than the %d acknowledged sends no delete was tried on",
-				round, q.name, held, len(live))
+				round, q.name, held, live)
+		}
+		if inFlight < leased {
+			t.Errorf("round %d: %s has %d messages in flight after the restart, fewer than the %d leases open on messages no delete was tried on",
+				round, q.name, inFlight, leased)
 		}
 	}
 	t.Log(line)
 }
 
-// crashDrain receives and deletes until the queue is empty, within bounds;
-// it reports whether it emptied the queue.
+// crashDrain receives and deletes until the queue is empty, and reports
+// whether it got there. Every lease has ended when it starts, so a queue
+// that has messages and gives none for a few seconds keeps them hidden
+// beyond their visibility timeout.
 func crashDrain(t *testing.T, ctx context.Context, c, admin *sqsv2.Client, l *crashLedger, q *crashQueue) bool {
 	t.Helper()
 	cs := &crashConsumer{q: q}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	start, lastGot, total := time.Now(), time.Now(), 0
+	for ctx.Err() == nil {
 		n, err := cs.receiveOnce(ctx, c, l, 0)
 		if err != nil {
 			t.Errorf("drain %s: %v", q.name, err)
 			return false
 		}
 		if n > 0 {
+			total += n
+			lastGot = time.Now()
 			continue
 		}
 		out, err := admin.GetQueueAttributes(ctx, &sqsv2.GetQueueAttributesInput{QueueUrl: &q.url, AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameAll}})
@@ -516,11 +527,17 @@ func crashDrain(t *testing.T, ctx context.Context, c, admin *sqsv2.Client, l *cr
 		}
 		a := out.Attributes
 		if a["ApproximateNumberOfMessages"] == "0" && a["ApproximateNumberOfMessagesNotVisible"] == "0" && a["ApproximateNumberOfMessagesDelayed"] == "0" {
+			t.Logf("drained %s: %d messages in %v", q.name, total, time.Since(start).Round(time.Millisecond))
 			return true
+		}
+		if time.Since(lastGot) > 5*time.Second {
+			t.Errorf("drain %s: nothing to receive for 5 s, with every lease over, while it counts %s visible, %s in flight, %s delayed",
+				q.name, a["ApproximateNumberOfMessages"], a["ApproximateNumberOfMessagesNotVisible"], a["ApproximateNumberOfMessagesDelayed"])
+			return false
 		}
 		crashPause(ctx)
 	}
-	t.Errorf("drain %s: not empty within 30 s", q.name)
+	t.Errorf("drain %s: out of time", q.name)
 	return false
 }
 
