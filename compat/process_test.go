@@ -69,7 +69,13 @@ type process struct{ *serverproc.Process }
 // until /health answers.
 func startProcess(t testing.TB, args ...string) *process {
 	t.Helper()
-	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	return startProcessOn(t, "127.0.0.1:"+strconv.Itoa(freePort(t)), args...)
+}
+
+// startProcessOn is startProcess on a given address, for a server that must
+// come back where its clients left it.
+func startProcessOn(t testing.TB, addr string, args ...string) *process {
+	t.Helper()
 	cmd := exec.Command(minisqsBinary(t), append([]string{"--addr", addr, "--log-level", "warn"}, args...)...)
 	cmd.Stderr = os.Stderr
 	return startAndAwait(t, cmd, "http://"+addr)
