@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -361,4 +362,46 @@ func boto(t *testing.T, py python, endpoint, key, secret, region, _ string) boto
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// The binary reloads --credentials on SIGHUP: a key added to the file
+// works, a key taken out stops working, and a broken file keeps the keys
+// in force.
+func TestCredentialsReloadOnSIGHUP(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "credentials")
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("AKIDFIRST first-secret\n")
+	p := startProcess(t, "--auth", "sigv4", "--credentials", path)
+	list := func(key, secret string) error {
+		_, err := signedClient(t, p.URL, key, secret, "us-east-1").ListQueues(context.Background(), &sqsv2.ListQueuesInput{})
+		return err
+	}
+	if err := list("AKIDFIRST", "first-secret"); err != nil {
+		t.Fatal(err)
+	}
+	hup := func() {
+		if err := p.Cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("AKIDSECOND second-secret\n")
+	hup()
+	deadline := time.Now().Add(5 * time.Second)
+	for list("AKIDSECOND", "second-secret") != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the new key does not work 5 s after SIGHUP")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	wantJSONCode(t, list("AKIDFIRST", "first-secret"), "InvalidClientTokenId")
+	write("not a key file\n")
+	hup()
+	time.Sleep(100 * time.Millisecond) // a reload that would drop the keys has had its chance
+	if err := list("AKIDSECOND", "second-secret"); err != nil {
+		t.Fatalf("a broken file dropped the keys in force: %v", err)
+	}
 }
