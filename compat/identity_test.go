@@ -34,6 +34,7 @@ import (
 	awsv1 "github.com/aws/aws-sdk-go/aws"
 
 	"github.com/minisqs/minisqs/internal/testenv"
+	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/server"
 	"github.com/minisqs/minisqs/sigv4"
 )
@@ -403,5 +404,37 @@ func TestCredentialsReloadOnSIGHUP(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // a reload that would drop the keys has had its chance
 	if err := list("AKIDSECOND", "second-secret"); err != nil {
 		t.Fatalf("a broken file dropped the keys in force: %v", err)
+	}
+}
+
+// A REST token bound to an account acts in that account alone.
+func TestRESTTokenBoundToAccount(t *testing.T) {
+	srv := startServer(t, server.Config{
+		Tokens:        map[string]rest.Role{"root": rest.RoleAdmin, "tenant": rest.RoleAdmin},
+		TokenAccounts: map[string]string{"tenant": "444444444444"},
+	})
+	do := func(token, account string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL()+"/v1/queues", strings.NewReader(`{"name":"orders"}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		if account != "" {
+			req.Header.Set("X-Account-Id", account)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(raw)
+	}
+	if status, body := do("tenant", ""); status != http.StatusCreated || !strings.Contains(body, "arn:aws:sqs:us-east-1:444444444444:orders") {
+		t.Fatalf("the bound token made %d %s", status, body)
+	}
+	if status, body := do("tenant", "555555555555"); status != http.StatusForbidden {
+		t.Fatalf("the bound token in another account: %d %s", status, body)
+	}
+	if status, body := do("root", "555555555555"); status != http.StatusCreated || !strings.Contains(body, ":555555555555:orders") {
+		t.Fatalf("an unbound token in another account: %d %s", status, body)
 	}
 }

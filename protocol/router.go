@@ -32,6 +32,8 @@ type Options struct {
 	// Tokens are the REST API's bearer tokens and their roles; none leaves
 	// it open.
 	Tokens map[string]rest.Role
+	// TokenAccounts binds REST tokens to the accounts they act in.
+	TokenAccounts map[string]string
 	// History is the queues' sampled depth, for the REST API.
 	History *history.Sampler
 	// Identity is how the SQS protocols find, and when asked check, who
@@ -83,7 +85,7 @@ func NewHandler(e *engine.Engine, opts Options) http.Handler {
 	router.NotFound = http.HandlerFunc(serveSQS)
 	// After NotFound is set: the REST API answers unknown /v1 paths itself,
 	// and the control API unknown /_minisqs paths.
-	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged, Chain: chain, History: opts.History}).Register(router)
+	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, TokenAccounts: opts.TokenAccounts, SubscriptionChanged: opts.SubscriptionChanged, Chain: chain, History: opts.History}).Register(router)
 	control.New(e, control.Options{Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged, Reset: rules.Clear}).Register(router)
 	localstack.Register(router, e)
 	console.Register(router)

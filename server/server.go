@@ -40,6 +40,9 @@ type Config struct {
 	// Tokens are the REST API's bearer tokens and their roles; none leaves
 	// it open.
 	Tokens map[string]rest.Role
+	// TokenAccounts binds tokens to accounts: a REST request with such a
+	// token acts in that account alone.
+	TokenAccounts map[string]string
 	// VerifySignatures makes every SQS request carry a valid AWS
 	// Signature Version 4 of a key in Credentials.
 	VerifySignatures bool
@@ -170,6 +173,7 @@ func Start(cfg Config) (*Server, error) {
 				BaseURL:             cfg.BaseURL,
 				SubscriptionChanged: deliverer.Sync,
 				Tokens:              cfg.Tokens,
+				TokenAccounts:       cfg.TokenAccounts,
 				History:             sampler,
 				Identity:            sqs.Identity{Verify: cfg.VerifySignatures, Keys: cfg.Credentials},
 			}),

@@ -62,7 +62,7 @@ var settings = []setting{
 	{flag: "config", env: "MINISQS_CONFIG", def: "", help: "YAML or JSON file declaring queues to create at start"},
 	{flag: "queues", env: "MINISQS_QUEUES", def: "", help: "comma-separated queues to create at start, e.g. orders,events.fifo (a .fifo name makes a FIFO queue)"},
 	{flag: "api-token", env: "MINISQS_API_TOKEN", def: "", help: "bearer token with the admin role for the REST API (not the SQS protocols); with no token the REST API is open"},
-	{flag: "token-file", env: "MINISQS_TOKEN_FILE", def: "", help: "file of REST API tokens, one \"ROLE TOKEN\" a line (admin, producer, consumer, inspector)"},
+	{flag: "token-file", env: "MINISQS_TOKEN_FILE", def: "", help: "file of REST API tokens, one \"ROLE TOKEN [ACCOUNT]\" a line (admin, producer, consumer, inspector); a token with an account acts in it alone"},
 	{flag: "auth", env: "MINISQS_AUTH", def: "off", help: "off, or sigv4 to make every SQS request carry a valid AWS Signature Version 4 of a key in --credentials"},
 	{flag: "credentials", env: "MINISQS_CREDENTIALS", def: "", help: "file of access keys, one \"ACCESS_KEY SECRET [ACCOUNT]\" a line, reloaded on SIGHUP; a key acts in its account"},
 }
@@ -122,7 +122,7 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (co
 	if _, err := queueconfig.ParseList("queues", cfg.Queues); err != nil {
 		return config{}, err
 	}
-	if cfg.Tokens, err = loadTokens(get("api-token"), get("token-file")); err != nil {
+	if cfg.Tokens, cfg.TokenAccounts, err = loadTokens(get("api-token"), get("token-file")); err != nil {
 		return config{}, err
 	}
 	switch get("auth") {
@@ -154,8 +154,9 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (co
 // skipped. None means the API is open, so a token file without tokens is
 // refused rather than leaving the API open unawares; so is a token given
 // twice, whose role would otherwise be the last line's.
-func loadTokens(adminToken, file string) (map[string]rest.Role, error) {
+func loadTokens(adminToken, file string) (map[string]rest.Role, map[string]string, error) {
 	tokens := map[string]rest.Role{}
+	accounts := map[string]string{} // of tokens bound to one
 	given := map[string]string{} // where each token was given
 	if adminToken != "" {
 		tokens[adminToken] = rest.RoleAdmin
@@ -164,7 +165,7 @@ func loadTokens(adminToken, file string) (map[string]rest.Role, error) {
 	if file != "" {
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return nil, fmt.Errorf("token-file: %w", err)
+			return nil, nil, fmt.Errorf("token-file: %w", err)
 		}
 		inFile := 0
 		for n, line := range strings.Split(string(b), "\n") {
@@ -172,27 +173,36 @@ func loadTokens(adminToken, file string) (map[string]rest.Role, error) {
 			if line == "" || strings.HasPrefix(line, "#") {
 				continue
 			}
-			role, token, ok := strings.Cut(line, " ")
-			token = strings.TrimSpace(token)
-			if !ok || token == "" || !rest.ValidRole(rest.Role(role)) {
-				return nil, fmt.Errorf("%s:%d: want \"ROLE TOKEN\" with ROLE admin, producer, consumer or inspector", file, n+1)
+			f := strings.Fields(line)
+			if len(f) < 2 || len(f) > 3 || !rest.ValidRole(rest.Role(f[0])) {
+				return nil, nil, fmt.Errorf("%s:%d: want \"ROLE TOKEN [ACCOUNT]\" with ROLE admin, producer, consumer or inspector", file, n+1)
+			}
+			role, token := f[0], f[1]
+			if len(f) == 3 {
+				if !sigv4.IsAccountID(f[2]) {
+					return nil, nil, fmt.Errorf("%s:%d: account %q: want 12 digits", file, n+1, f[2])
+				}
+				accounts[token] = f[2]
 			}
 			if where, ok := given[token]; ok {
 				if tokens[token] == rest.Role(role) {
-					return nil, fmt.Errorf("%s:%d: the same token as %s, with the same role: give each token once", file, n+1, where)
+					return nil, nil, fmt.Errorf("%s:%d: the same token as %s, with the same role: give each token once", file, n+1, where)
 				}
-				return nil, fmt.Errorf("%s:%d: the same token as %s, with the role %s there and %s here: a token has one role", file, n+1, where, tokens[token], role)
+				return nil, nil, fmt.Errorf("%s:%d: the same token as %s, with the role %s there and %s here: a token has one role", file, n+1, where, tokens[token], role)
 			}
 			tokens[token] = rest.Role(role)
 			given[token] = fmt.Sprintf("line %d", n+1)
 			inFile++
 		}
 		if inFile == 0 {
-			return nil, fmt.Errorf("token-file %s has no tokens, only blank or # lines: give at least one \"ROLE TOKEN\" line, or no --token-file for an open API", file)
+			return nil, nil, fmt.Errorf("token-file %s has no tokens, only blank or # lines: give at least one \"ROLE TOKEN\" line, or no --token-file for an open API", file)
 		}
 	}
 	if len(tokens) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return tokens, nil
+	if len(accounts) == 0 {
+		accounts = nil
+	}
+	return tokens, accounts, nil
 }

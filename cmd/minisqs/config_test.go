@@ -93,7 +93,7 @@ func TestLoadTokens(t *testing.T) {
 		return p
 	}
 	good := write("good", "# roles\nproducer p-token\n\nconsumer c-token\ninspector i-token\n")
-	got, err := loadTokens("root", good)
+	got, _, err := loadTokens("root", good)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,15 +101,15 @@ func TestLoadTokens(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("tokens %v, want %v", got, want)
 	}
-	if got, err := loadTokens("", ""); err != nil || got != nil {
+	if got, _, err := loadTokens("", ""); err != nil || got != nil {
 		t.Errorf("no tokens: %v %v, want none (an open API)", got, err)
 	}
 	for _, bad := range []string{"superuser x\n", "producer\n", "producer \n"} {
-		if _, err := loadTokens("", write("bad", bad)); err == nil || !strings.Contains(err.Error(), "bad:1") {
+		if _, _, err := loadTokens("", write("bad", bad)); err == nil || !strings.Contains(err.Error(), "bad:1") {
 			t.Errorf("%q: error %v, want one naming the file and line", bad, err)
 		}
 	}
-	if _, err := loadTokens("", filepath.Join(dir, "missing")); err == nil {
+	if _, _, err := loadTokens("", filepath.Join(dir, "missing")); err == nil {
 		t.Error("a missing token file was accepted")
 	}
 }
@@ -134,7 +134,7 @@ func TestLoadTokensRefused(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			tokens, err := loadTokens(tc.admin, path)
+			tokens, _, err := loadTokens(tc.admin, path)
 			if err == nil {
 				t.Fatalf("loaded %v, want a refusal", tokens)
 			}

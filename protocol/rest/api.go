@@ -40,6 +40,9 @@ type Options struct {
 	// Tokens maps bearer tokens to their roles. Empty leaves every operation
 	// open, as a local emulator should be.
 	Tokens map[string]Role
+	// TokenAccounts binds tokens to accounts: a request with such a token
+	// acts in that account alone.
+	TokenAccounts map[string]string
 	// SubscriptionChanged, if set, is called after a queue's subscription is
 	// put or deleted, and after a queue with a subscription is deleted, so a
 	// push deliverer can start or stop; it should read the queue's current
@@ -227,6 +230,14 @@ func (a *API) namespace(r *http.Request) (engine.Namespace, error) {
 	account, region := r.Header.Get(accountHeader), r.Header.Get(regionHeader)
 	if account != "" && !sigv4.IsAccountID(account) {
 		return engine.Namespace{}, apiErrorf(codeInvalidRequest, "%s must be an account id of 12 digits.", accountHeader)
+	}
+	if token, ok := bearer(r); ok {
+		if bound := a.opts.TokenAccounts[token]; bound != "" {
+			if account != "" && account != bound {
+				return engine.Namespace{}, apiErrorf(codeForbidden, "This token acts in account %s only.", bound)
+			}
+			account = bound
+		}
 	}
 	if region != "" && !validRegion(region) {
 		return engine.Namespace{}, apiErrorf(codeInvalidRequest, "%s must be a region name such as us-east-1.", regionHeader)
