@@ -178,8 +178,10 @@ test('send, peek (in flight and delayed too) and delete one message', async (t) 
   assert.equal(JSON.parse(viaSQS.Messages[0].Body).orderId, 42);
   assert.equal(viaSQS.Messages[0].MessageAttributes.kind.StringValue, 'new');
   await page.waitForFunction(() => [...document.querySelectorAll('article.msg')].filter((a) => /in flight/.test(a.textContent)).length === 2, null, { timeout: 10_000 });
-  // The depth sparkline has its first sample within the sampler's 5 s.
-  await page.locator('.card.spark path.line').waitFor({ timeout: 15_000 });
+  // The depth sparkline has its first sample within the sampler's 5 s. A
+  // flat line has no height, which Playwright counts as hidden: wait for
+  // the line to exist, not to be visible.
+  await page.locator('.card.spark path.line').waitFor({ state: 'attached', timeout: 15_000 });
   await shot(page, 'queue');
   await page.setViewportSize({ width: 420, height: 900 });
   await shot(page, 'queue-narrow');
