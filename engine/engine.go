@@ -65,6 +65,9 @@ type Engine struct {
 
 	tasks moveTasks
 
+	watchMu  sync.Mutex // guards watchers
+	watchers []func(*Queue)
+
 	closing     chan struct{} // closed to end long polls and the sweeper
 	closingOnce sync.Once
 	closeOnce   sync.Once
@@ -399,6 +402,14 @@ func (e *Engine) Queues(prefix string) []*Queue {
 // DeleteQueue deletes q and its messages. Waiting receives on it end with
 // QueueDoesNotExist and its receipt handles go stale.
 func (e *Engine) DeleteQueue(q *Queue) error {
+	if err := e.deleteQueue(q); err != nil {
+		return err
+	}
+	e.subscriptionsChanged(q)
+	return nil
+}
+
+func (e *Engine) deleteQueue(q *Queue) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.deleted {

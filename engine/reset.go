@@ -21,7 +21,12 @@ var keptKeys = []string{formatKey, lastNumKey, clockOffsetKey, handleKeyKey}
 // and in the store. Receives waiting on a queue end with QueueDoesNotExist,
 // as after DeleteQueue. The clock keeps its time.
 func (e *Engine) Reset() error {
-	return e.replace(nil)
+	before := e.AllQueues()
+	if err := e.replace(nil); err != nil {
+		return err
+	}
+	e.subscriptionsChanged(before...)
+	return nil
 }
 
 // ResetQueues empties the named queues (names, ids or slugs): their messages,

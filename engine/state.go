@@ -210,7 +210,12 @@ func (e *Engine) Load(s *State) error {
 	if err != nil {
 		return err
 	}
-	return e.replace(w)
+	before := e.AllQueues()
+	if err := e.replace(w); err != nil {
+		return err
+	}
+	e.subscriptionsChanged(append(before, w.queues...)...)
+	return nil
 }
 
 // loadedMessage is a message of a loaded state with its record.

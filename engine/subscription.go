@@ -48,8 +48,8 @@ func (q *Queue) PutSubscription(endpoint string, batchSize, maxWait int) (Subscr
 		return Subscription{}, err
 	}
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	if q.deleted {
+		q.mu.Unlock()
 		return Subscription{}, errNoQueue()
 	}
 	s := &Subscription{Slug: slug, Endpoint: endpoint, BatchSize: batchSize, MaxWaitSeconds: maxWait, Created: q.e.clock.Now()}
@@ -57,9 +57,34 @@ func (q *Queue) PutSubscription(endpoint string, batchSize, maxWait int) (Subscr
 	q.sub = s
 	if err := q.saveLocked(); err != nil {
 		q.sub = old
+		q.mu.Unlock()
 		return Subscription{}, err
 	}
+	q.mu.Unlock()
+	q.e.subscriptionsChanged(q)
 	return *s, nil
+}
+
+// WatchSubscriptions has fn told of every queue whose push subscription may
+// have changed: put, deleted, gone with its queue, reset or loaded, however
+// the change was made. fn runs outside the engine's locks, and should read
+// the queue's subscription rather than assume what changed.
+func (e *Engine) WatchSubscriptions(fn func(*Queue)) {
+	e.watchMu.Lock()
+	defer e.watchMu.Unlock()
+	e.watchers = append(e.watchers, fn)
+}
+
+// subscriptionsChanged tells the watchers of qs.
+func (e *Engine) subscriptionsChanged(qs ...*Queue) {
+	e.watchMu.Lock()
+	watchers := e.watchers
+	e.watchMu.Unlock()
+	for _, fn := range watchers {
+		for _, q := range qs {
+			fn(q)
+		}
+	}
 }
 
 func validateSubscription(endpoint string, batchSize, maxWait int) error {
@@ -88,11 +113,12 @@ func (e *Engine) newSubscriptionSlug() (string, error) {
 	return subscriptionSlugPrefix + slugEncoding.EncodeToString(sid[:]), nil
 }
 
-// Subscription returns the queue's subscription, if it has one.
+// Subscription returns the queue's subscription, if it has one; a deleted
+// queue has none.
 func (q *Queue) Subscription() (Subscription, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.sub == nil {
+	if q.sub == nil || q.deleted {
 		return Subscription{}, false
 	}
 	return *q.sub, true
@@ -102,19 +128,23 @@ func (q *Queue) Subscription() (Subscription, bool) {
 // there was one.
 func (q *Queue) DeleteSubscription() (bool, error) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	if q.deleted {
+		q.mu.Unlock()
 		return false, errNoQueue()
 	}
 	if q.sub == nil {
+		q.mu.Unlock()
 		return false, nil
 	}
 	old := q.sub
 	q.sub = nil
 	if err := q.saveLocked(); err != nil {
 		q.sub = old
+		q.mu.Unlock()
 		return false, err
 	}
+	q.mu.Unlock()
+	q.e.subscriptionsChanged(q)
 	return true, nil
 }
 

@@ -26,9 +26,6 @@ import (
 type Options struct {
 	// BaseURL prefixes queue URLs; empty takes each request's own host.
 	BaseURL string
-	// SubscriptionChanged is told when a queue's push subscription is set
-	// or removed, so that delivery can start or stop.
-	SubscriptionChanged func(*engine.Queue)
 	// Tokens are the REST API's bearer tokens and their roles; none leaves
 	// it open.
 	Tokens map[string]rest.Role
@@ -85,8 +82,8 @@ func NewHandler(e *engine.Engine, opts Options) http.Handler {
 	router.NotFound = http.HandlerFunc(serveSQS)
 	// After NotFound is set: the REST API answers unknown /v1 paths itself,
 	// and the control API unknown /_minisqs paths.
-	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, TokenAccounts: opts.TokenAccounts, SubscriptionChanged: opts.SubscriptionChanged, Chain: chain, History: opts.History}).Register(router)
-	control.New(e, control.Options{Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged, Reset: rules.Clear}).Register(router)
+	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, TokenAccounts: opts.TokenAccounts, Chain: chain, History: opts.History}).Register(router)
+	control.New(e, control.Options{Tokens: opts.Tokens, Reset: rules.Clear}).Register(router)
 	localstack.Register(router, e)
 	console.Register(router)
 	return router

@@ -9,6 +9,7 @@ package push
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -17,7 +18,6 @@ import (
 	"time"
 
 	"github.com/minisqs/minisqs/engine"
-	"github.com/minisqs/minisqs/protocol/rest"
 )
 
 // longPoll is how long a deliverer waits for a first message, at most.
@@ -41,15 +41,51 @@ type loop struct {
 	stop context.CancelFunc
 }
 
-// Start runs the subscriptions of every queue of e.
+// Start runs the subscriptions of every queue of e, and follows the
+// engine's word of every change to them, however it was made.
 func Start(e *engine.Engine, log *slog.Logger) *Deliverer {
 	ctx, stop := context.WithCancel(context.Background())
 	d := &Deliverer{e: e, client: &http.Client{}, log: log, ctx: ctx, stop: stop, loops: map[string]*loop{}}
+	e.WatchSubscriptions(d.Sync)
 	for _, q := range e.AllQueues() {
 		d.Sync(q)
 	}
 	return d
 }
+
+// Message is a delivered message as a push POSTs it, in a batch
+// {"messages": [...]}; the REST API's receive answers the same shape.
+type Message struct {
+	MessageID       string            `json:"messageId"`
+	Body            string            `json:"body"`
+	Attributes      map[string]string `json:"attributes"`
+	ReceiptHandle   string            `json:"receiptHandle"`
+	ReceiveCount    int               `json:"receiveCount"`
+	SentAt          string            `json:"sentAt"`
+	FirstReceivedAt string            `json:"firstReceivedAt"`
+	GroupID         string            `json:"groupId,omitempty"`
+	SequenceNumber  string            `json:"sequenceNumber,omitempty"`
+}
+
+// NewMessage renders a delivery: times in RFC 3339 with milliseconds in
+// UTC, binary attributes in base64.
+func NewMessage(d engine.Delivery) Message {
+	attrs := make(map[string]string, len(d.Attributes))
+	for _, at := range d.Attributes {
+		if at.IsBinary() {
+			attrs[at.Name] = base64.StdEncoding.EncodeToString(at.BinaryValue)
+		} else {
+			attrs[at.Name] = at.StringValue
+		}
+	}
+	return Message{
+		MessageID: d.ID, Body: d.Body, Attributes: attrs, ReceiptHandle: d.ReceiptHandle,
+		ReceiveCount: d.ReceiveCount, SentAt: formatTime(d.SentAt), FirstReceivedAt: formatTime(d.FirstReceivedAt),
+		GroupID: d.GroupID, SequenceNumber: d.SequenceNumber,
+	}
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
 
 // Sync starts, restarts or stops q's delivery loop to match its
 // subscription now.
@@ -145,12 +181,12 @@ func (d *Deliverer) gather(ctx context.Context, q *engine.Queue, sub engine.Subs
 // deliver POSTs the batch and reports the outcome.
 func (d *Deliverer) deliver(ctx context.Context, endpoint string, batch []engine.Delivery, timeout time.Duration) engine.DeliveryResult {
 	res := engine.DeliveryResult{At: d.e.Now(), Messages: len(batch)}
-	msgs := make([]rest.ReceivedMessage, len(batch))
+	msgs := make([]Message, len(batch))
 	for i, m := range batch {
-		msgs[i] = rest.NewReceivedMessage(m)
+		msgs[i] = NewMessage(m)
 	}
 	body, err := json.Marshal(struct {
-		Messages []rest.ReceivedMessage `json:"messages"`
+		Messages []Message `json:"messages"`
 	}{msgs})
 	if err != nil {
 		res.Error = err.Error()

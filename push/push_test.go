@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/minisqs/minisqs/engine"
-	"github.com/minisqs/minisqs/protocol/rest"
 )
 
 // endpoint records deliveries; it fails the first failFirst of them, and
@@ -29,7 +28,7 @@ type endpoint struct {
 
 func (ep *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var payload struct {
-		Messages []rest.ReceivedMessage `json:"messages"`
+		Messages []Message `json:"messages"`
 	}
 	b, _ := io.ReadAll(r.Body)
 	if err := json.Unmarshal(b, &payload); err != nil || r.Method != http.MethodPost {
@@ -192,11 +191,8 @@ func TestDeliveryStopsWithSubscription(t *testing.T) {
 	if _, err := q.DeleteSubscription(); err != nil {
 		t.Fatal(err)
 	}
-	d.Sync(q)
-	d.mu.Lock()
-	running := len(d.loops)
-	d.mu.Unlock()
-	if running != 0 {
+	// The engine told the deliverer: no Sync from whoever made the change.
+	if running := d.loopCount(); running != 0 {
 		t.Fatalf("%d loops after the subscription was deleted", running)
 	}
 	q.Send([]engine.NewMessage{{Body: "two"}})
@@ -254,5 +250,52 @@ func TestDeliveryResumesAfterRestart(t *testing.T) {
 	}
 	if sub, ok := q.Subscription(); !ok || sub.Endpoint != srv.URL {
 		t.Errorf("subscription after restart: %+v %v", sub, ok)
+	}
+}
+
+// loopCount counts the delivery loops.
+func (d *Deliverer) loopCount() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.loops)
+}
+
+// A subscription made through the engine after the deliverer started, as
+// an embedding program or a loaded state makes one, starts its delivery;
+// deleting its queue, from any front end, stops it.
+func TestEngineAnnouncesSubscriptions(t *testing.T) {
+	e, err := engine.Open(engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	d := Start(e, slog.New(slog.DiscardHandler))
+	defer d.Close()
+	q, err := e.CreateQueue("events", engine.AttributeUpdate{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := &endpoint{deliveries: map[string]int{}}
+	srv := httptest.NewServer(ep)
+	defer srv.Close()
+	if _, err := q.PutSubscription(srv.URL, 10, 0); err != nil {
+		t.Fatal(err)
+	}
+	if d.loopCount() != 1 {
+		t.Fatalf("%d loops after the engine made a subscription", d.loopCount())
+	}
+	q.Send([]engine.NewMessage{{Body: "one"}})
+	deadline := time.Now().Add(10 * time.Second)
+	for got, _ := ep.snapshot(); len(got) == 0; got, _ = ep.snapshot() {
+		if time.Now().After(deadline) {
+			t.Fatal("the message was never delivered")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := e.DeleteQueue(q); err != nil {
+		t.Fatal(err)
+	}
+	if d.loopCount() != 0 {
+		t.Fatalf("%d loops after the queue was deleted", d.loopCount())
 	}
 }

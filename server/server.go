@@ -171,7 +171,6 @@ func Start(cfg Config) (*Server, error) {
 		http: &http.Server{
 			Handler: protocol.NewHandler(e, protocol.Options{
 				BaseURL:             cfg.BaseURL,
-				SubscriptionChanged: deliverer.Sync,
 				Tokens:              cfg.Tokens,
 				TokenAccounts:       cfg.TokenAccounts,
 				History:             sampler,

@@ -26,9 +26,6 @@ type Options struct {
 	// Tokens are the REST API's bearer tokens; when there are any, every
 	// route needs an admin's.
 	Tokens map[string]rest.Role
-	// SubscriptionChanged is told of every queue whose push subscription a
-	// reset or a loaded state ended or began.
-	SubscriptionChanged func(*engine.Queue)
 	// Reset, when set, runs after a full reset: state kept outside the
 	// engine, such as fault rules, goes with it.
 	Reset func()
@@ -102,17 +99,6 @@ func (a *API) serve(rt route) httprouter.Handle {
 	}
 }
 
-// subscriptionsChanged tells the push deliverer to look again at every
-// queue before and after a reset or load.
-func (a *API) subscriptionsChanged(before []*engine.Queue) {
-	if a.opts.SubscriptionChanged == nil {
-		return
-	}
-	for _, q := range append(before, a.e.AllQueues()...) {
-		a.opts.SubscriptionChanged(q)
-	}
-}
-
 // reset answers POST /_minisqs/reset: everything, or with {"queues": [...]}
 // only those queues' messages, deduplication windows and cooldowns.
 func (a *API) reset(w http.ResponseWriter, r *http.Request) (int, any, error) {
@@ -128,13 +114,11 @@ func (a *API) reset(w http.ResponseWriter, r *http.Request) (int, any, error) {
 		}
 		return http.StatusNoContent, nil, a.e.ResetQueues(*in.Queues)
 	}
-	before := a.e.AllQueues()
 	if err := a.e.Reset(); err != nil {
 		return 0, nil, err
 	}
 	if a.opts.Reset != nil {
 		a.opts.Reset()
 	}
-	a.subscriptionsChanged(before)
 	return http.StatusNoContent, nil, nil
 }

@@ -74,14 +74,12 @@ func newEnv(t *testing.T, tokens map[string]rest.Role) *env {
 		t.Fatal(err)
 	}
 	v := &env{t: t, e: e, clock: clock}
-	srv := httptest.NewServer(protocol.NewHandler(e, protocol.Options{
-		Tokens: tokens,
-		SubscriptionChanged: func(q *engine.Queue) {
-			v.mu.Lock()
-			defer v.mu.Unlock()
-			v.changed = append(v.changed, q.Name())
-		},
-	}))
+	e.WatchSubscriptions(func(q *engine.Queue) {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		v.changed = append(v.changed, q.Name())
+	})
+	srv := httptest.NewServer(protocol.NewHandler(e, protocol.Options{Tokens: tokens}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { e.Close() })
 	v.url = srv.URL

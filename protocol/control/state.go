@@ -163,11 +163,9 @@ func (a *API) putState(w http.ResponseWriter, r *http.Request) (int, any, error)
 	if err != nil {
 		return 0, nil, err
 	}
-	before := a.e.AllQueues()
 	if err := a.e.Load(s); err != nil {
 		return 0, nil, err
 	}
-	a.subscriptionsChanged(before)
 	return http.StatusNoContent, nil, nil
 }
 

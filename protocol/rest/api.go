@@ -43,11 +43,6 @@ type Options struct {
 	// TokenAccounts binds tokens to accounts: a request with such a token
 	// acts in that account alone.
 	TokenAccounts map[string]string
-	// SubscriptionChanged, if set, is called after a queue's subscription is
-	// put or deleted, and after a queue with a subscription is deleted, so a
-	// push deliverer can start or stop; it should read the queue's current
-	// state rather than assume what changed.
-	SubscriptionChanged func(q *engine.Queue)
 	// BaseURL prefixes the sqsUrl of queues; empty takes each request's own
 	// scheme and host, as the SQS protocols do.
 	BaseURL string

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/push"
 )
 
 // Message limits.
@@ -162,19 +163,6 @@ type receiveInput struct {
 	VisibilityTimeoutSeconds *int `json:"visibilityTimeoutSeconds"`
 }
 
-// ReceivedMessage is a leased message as ReceiveMessages answers it and as
-// push subscriptions deliver it.
-type ReceivedMessage struct {
-	MessageID       string            `json:"messageId"`
-	Body            string            `json:"body"`
-	Attributes      map[string]string `json:"attributes"`
-	ReceiptHandle   string            `json:"receiptHandle"`
-	ReceiveCount    int               `json:"receiveCount"`
-	SentAt          string            `json:"sentAt"`
-	FirstReceivedAt string            `json:"firstReceivedAt"`
-	GroupID         string            `json:"groupId,omitempty"`
-	SequenceNumber  string            `json:"sequenceNumber,omitempty"`
-}
 
 // peekedMessageJSON is a message read without a lease, with where it is
 // in its life.
@@ -194,7 +182,7 @@ type peekedMessageJSON struct {
 }
 
 type receiveOutput struct {
-	Messages []ReceivedMessage `json:"messages"`
+	Messages []push.Message `json:"messages"`
 }
 
 type peekOutput struct {
@@ -257,31 +245,17 @@ func (a *API) receiveMessages(c *call) (int, any, error) {
 	if err != nil {
 		if errors.Is(err, c.r.Context().Err()) {
 			// The client went away; nothing it could read is answered.
-			return http.StatusOK, receiveOutput{Messages: []ReceivedMessage{}}, nil
+			return http.StatusOK, receiveOutput{Messages: []push.Message{}}, nil
 		}
 		return 0, nil, err
 	}
-	out := receiveOutput{Messages: make([]ReceivedMessage, 0, len(got))}
+	out := receiveOutput{Messages: make([]push.Message, 0, len(got))}
 	for _, d := range got {
-		out.Messages = append(out.Messages, NewReceivedMessage(d))
+		out.Messages = append(out.Messages, push.NewMessage(d))
 	}
 	return http.StatusOK, out, nil
 }
 
-// NewReceivedMessage renders a delivery.
-func NewReceivedMessage(d engine.Delivery) ReceivedMessage {
-	return ReceivedMessage{
-		MessageID:       d.ID,
-		Body:            d.Body,
-		Attributes:      attributesJSON(d.Attributes),
-		ReceiptHandle:   d.ReceiptHandle,
-		ReceiveCount:    d.ReceiveCount,
-		SentAt:          formatTime(d.SentAt),
-		FirstReceivedAt: formatTime(d.FirstReceivedAt),
-		GroupID:         d.GroupID,
-		SequenceNumber:  d.SequenceNumber,
-	}
-}
 
 // peekMessages reads up to limit messages without leasing them: visible
 // ones in delivery order, and with state= also those in flight or delayed,

@@ -403,12 +403,8 @@ func (a *API) deleteQueue(c *call) (int, any, error) {
 			return 0, nil, apiErrorf(codeQueueInUse, "Queue %s is the dead-letter queue of %s; remove that redrive policy first.", q.Name(), src.Name())
 		}
 	}
-	_, hadSub := q.Subscription()
 	if err := a.e.DeleteQueue(q); err != nil {
 		return 0, nil, err
-	}
-	if hadSub && a.opts.SubscriptionChanged != nil {
-		a.opts.SubscriptionChanged(q)
 	}
 	return http.StatusNoContent, nil, nil
 }

@@ -2,8 +2,8 @@ package rest
 
 // Push subscriptions: PutSubscription, GetSubscription and
 // DeleteSubscription (docs/rest-api.md, "Push subscriptions"). The engine keeps
-// the settings and the last delivery; the push package delivers, told of
-// changes through Options.SubscriptionChanged.
+// the settings and the last delivery, and announces their changes; the push
+// package delivers.
 
 import (
 	"net/http"
@@ -87,9 +87,6 @@ func (a *API) putSubscription(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if a.opts.SubscriptionChanged != nil {
-		a.opts.SubscriptionChanged(q)
-	}
 	status := http.StatusCreated
 	if had {
 		status = http.StatusOK
@@ -122,9 +119,6 @@ func (a *API) deleteSubscription(c *call) (int, any, error) {
 	}
 	if !had {
 		return 0, nil, apiErrorf(codeNoSubscription, "Queue %s has no subscription.", q.Name())
-	}
-	if a.opts.SubscriptionChanged != nil {
-		a.opts.SubscriptionChanged(q)
 	}
 	return http.StatusNoContent, nil, nil
 }

@@ -28,11 +28,12 @@ type subscriptionOut struct {
 func TestSubscriptions(t *testing.T) {
 	var mu sync.Mutex
 	var changed []string
-	v := newRESTEnv(t, rest.Options{SubscriptionChanged: func(q *engine.Queue) {
+	v := newRESTEnv(t, rest.Options{})
+	v.e.WatchSubscriptions(func(q *engine.Queue) {
 		mu.Lock()
 		defer mu.Unlock()
 		changed = append(changed, q.Name())
-	}})
+	})
 	changes := func() []string {
 		mu.Lock()
 		defer mu.Unlock()
