@@ -170,11 +170,11 @@ func Start(cfg Config) (*Server, error) {
 		idle:     idle,
 		http: &http.Server{
 			Handler: protocol.NewHandler(e, protocol.Options{
-				BaseURL:             cfg.BaseURL,
-				Tokens:              cfg.Tokens,
-				TokenAccounts:       cfg.TokenAccounts,
-				History:             sampler,
-				Identity:            sqs.Identity{Verify: cfg.VerifySignatures, Keys: cfg.Credentials},
+				BaseURL:       cfg.BaseURL,
+				Tokens:        cfg.Tokens,
+				TokenAccounts: cfg.TokenAccounts,
+				History:       sampler,
+				Identity:      sqs.Identity{Verify: cfg.VerifySignatures, Keys: cfg.Credentials},
 			}),
 			ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 			// ReadTimeout rather than a deadline each handler sets through

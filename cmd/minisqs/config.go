@@ -157,7 +157,7 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (co
 func loadTokens(adminToken, file string) (map[string]rest.Role, map[string]string, error) {
 	tokens := map[string]rest.Role{}
 	accounts := map[string]string{} // of tokens bound to one
-	given := map[string]string{} // where each token was given
+	given := map[string]string{}    // where each token was given
 	if adminToken != "" {
 		tokens[adminToken] = rest.RoleAdmin
 		given[adminToken] = "--api-token"

@@ -163,7 +163,6 @@ type receiveInput struct {
 	VisibilityTimeoutSeconds *int `json:"visibilityTimeoutSeconds"`
 }
 
-
 // peekedMessageJSON is a message read without a lease, with where it is
 // in its life.
 type peekedMessageJSON struct {
@@ -255,7 +254,6 @@ func (a *API) receiveMessages(c *call) (int, any, error) {
 	}
 	return http.StatusOK, out, nil
 }
-
 
 // peekMessages reads up to limit messages without leasing them: visible
 // ones in delivery order, and with state= also those in flight or delayed,
