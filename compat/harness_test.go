@@ -56,20 +56,20 @@ func startServer(t testing.TB, cfg server.Config) *testServer {
 }
 
 // jsonClient is an aws-sdk-go-v2 SQS client; its service/sqs speaks the
-// JSON protocol.
-func jsonClient(t testing.TB, endpoint string) *sqsv2.Client {
+// JSON protocol. optFns change its options, as for sqs.New.
+func jsonClient(t testing.TB, endpoint string, optFns ...func(*sqsv2.Options)) *sqsv2.Client {
 	t.Helper()
 	return sqsv2.New(sqsv2.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: awsv2.String(endpoint),
 		Credentials:  credv2.NewStaticCredentialsProvider("test", "test", ""),
 		HTTPClient:   &http.Client{Timeout: 30 * time.Second},
-	})
+	}, optFns...)
 }
 
 // queryClient is an aws-sdk-go v1 SQS client pinned before v1.47, which
-// speaks the query protocol.
-func queryClient(t testing.TB, endpoint string) *sqsv1.SQS {
+// speaks the query protocol. cfgs override its configuration.
+func queryClient(t testing.TB, endpoint string, cfgs ...*awsv1.Config) *sqsv1.SQS {
 	t.Helper()
 	sess, err := session.NewSession(&awsv1.Config{
 		Region:      awsv1.String("us-east-1"),
@@ -80,7 +80,7 @@ func queryClient(t testing.TB, endpoint string) *sqsv1.SQS {
 	if err != nil {
 		t.Fatalf("session: %v", err)
 	}
-	return sqsv1.New(sess)
+	return sqsv1.New(sess, cfgs...)
 }
 
 // waitForWaiters blocks until n timers wait on the clock (a long poll has

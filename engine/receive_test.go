@@ -614,7 +614,7 @@ func TestAcknowledge(t *testing.T) {
 }
 
 // Receipt handles are meant to be unguessable and bound to one delivery
-// (DESIGN.md, "Engine notes"). A handle built from a message's sequence
+// (docs/rest-api.md, "Receipt handles"). A handle built from a message's sequence
 // number and an all-zero token must not name a message no receive has
 // leased, or anyone could delete or hide queued messages.
 func TestForgedHandleOfUnreceivedMessage(t *testing.T) {

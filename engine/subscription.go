@@ -12,7 +12,7 @@ import (
 // keeps the settings and the last delivery's outcome; the delivering itself
 // is the push package's.
 
-// Subscription limits (shared/API.md).
+// Subscription limits (docs/rest-api.md, "Push subscriptions").
 const (
 	MinSubscriptionBatch   = 1
 	MaxSubscriptionBatch   = 10

@@ -1,8 +1,10 @@
 // Package metrics exports every queue's figures in the Prometheus text
 // format: the gauges and counters of the queue metrics in
-// shared/seeds/002 (available, in flight, delayed, stored bytes, age of the
+// docs/rest-api.md, "Health and metrics" (available, in flight, delayed, stored bytes, age of the
 // oldest available message; enqueued, received, removed and bytes
-// enqueued), labelled by queue name, counting messages from every protocol.
+// enqueued), labelled by queue name, counting messages from every protocol;
+// and, as a step of the dispatch chain, the count and duration of every
+// protocol's requests by action (Requests).
 package metrics
 
 import (
@@ -66,9 +68,11 @@ func (c queueCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // Handler serves GET /metrics for e, with the Go runtime's and the
-// process's own metrics beside the queues'.
-func Handler(e *engine.Engine) http.Handler {
+// process's own metrics beside the queues', and those of extra (such as
+// Requests).
+func Handler(e *engine.Engine, extra ...prometheus.Collector) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(queueCollector{e}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(extra...)
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }

@@ -1,6 +1,6 @@
 // Package protocol puts minisqs's front ends on one HTTP handler: the SQS
-// query and JSON protocols, told apart per request, and the service
-// endpoints.
+// query and JSON protocols, told apart per request, the REST API, the
+// test-control routes and the service endpoints.
 package protocol
 
 import (
@@ -9,6 +9,9 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/metrics"
+	"github.com/minisqs/minisqs/protocol/dispatch"
+	"github.com/minisqs/minisqs/protocol/faults"
+	"github.com/minisqs/minisqs/protocol/journal"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/protocol/sqs"
 )
@@ -29,7 +32,14 @@ type Options struct {
 // come to the root or to a queue's own path (/ACCOUNT/NAME), by POST or GET;
 // the JSON protocol is recognised by its X-Amz-Target header.
 func NewHandler(e *engine.Engine, opts Options) http.Handler {
-	svc := sqs.New(e, sqs.Options{BaseURL: opts.BaseURL})
+	// Every SQS and REST request passes one chain: the journal outermost,
+	// so that it records what the client saw (faults included), then
+	// metrics, then the fault rules, next to the action.
+	rules := faults.New(append(sqs.Actions(), rest.Operations()...), sqs.ErrorCodes())
+	requests := journal.New(e.Now)
+	reqMetrics := metrics.NewRequests()
+	chain := dispatch.Chain{requests.Step(), reqMetrics.Step(), rules.Step()}
+	svc := sqs.New(e, sqs.Options{BaseURL: opts.BaseURL, Chain: chain})
 	serveSQS := func(w http.ResponseWriter, r *http.Request) {
 		if sqs.IsJSONRequest(r) {
 			svc.ServeJSON(w, r)
@@ -45,7 +55,11 @@ func NewHandler(e *engine.Engine, opts Options) http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("ok\n"))
 	})
-	router.Handler(http.MethodGet, "/metrics", metrics.Handler(e))
+	router.Handler(http.MethodGet, "/metrics", metrics.Handler(e, reqMetrics))
+	// The test-control routes need the admin token when tokens are set.
+	admin := func(h http.Handler) http.Handler { return rest.RequireAdmin(opts.Tokens, h) }
+	rules.Register(router, admin)
+	router.Handler(http.MethodGet, journal.Path, admin(requests))
 	router.Handler(http.MethodPost, "/", http.HandlerFunc(serveSQS))
 	router.Handler(http.MethodGet, "/", http.HandlerFunc(serveSQS))
 	// Queue paths cannot share httprouter's tree with fixed routes, so every
@@ -53,6 +67,6 @@ func NewHandler(e *engine.Engine, opts Options) http.Handler {
 	// queue from the path or answers the protocol's own error.
 	router.NotFound = http.HandlerFunc(serveSQS)
 	// After NotFound is set: the REST API answers unknown /v1 paths itself.
-	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged}).Register(router)
+	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged, Chain: chain}).Register(router)
 	return router
 }

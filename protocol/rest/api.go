@@ -1,5 +1,5 @@
 // Package rest serves minisqs's documented REST JSON API (the "Queues API",
-// shared/API.md) under /v1, over the same engine as the SQS protocols: a
+// docs/rest-api.md) under /v1, over the same engine as the SQS protocols: a
 // queue made with the aws CLI is listed here, and a message sent here is
 // received by any SQS client.
 //
@@ -13,6 +13,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
 // MaxRequestBytes caps a request body. A SendMessages request carries at most
@@ -43,17 +45,23 @@ type Options struct {
 	// BaseURL prefixes the sqsUrl of queues; empty takes each request's own
 	// scheme and host, as the SQS protocols do.
 	BaseURL string
+	// Chain holds the steps every authorized request passes on its way to
+	// its operation.
+	Chain dispatch.Chain
 }
 
 // API is the REST JSON API over one engine.
 type API struct {
-	e    *engine.Engine
-	opts Options
+	e       *engine.Engine
+	opts    Options
+	handler dispatch.Handler // the chain around run
 }
 
 // New returns the API over e.
 func New(e *engine.Engine, opts Options) *API {
-	return &API{e: e, opts: opts}
+	a := &API{e: e, opts: opts}
+	a.handler = opts.Chain.Then(a.run)
+	return a
 }
 
 // call is one request in progress.
@@ -61,9 +69,16 @@ type call struct {
 	r      *http.Request
 	w      http.ResponseWriter
 	params httprouter.Params
+	rt     *route
 }
 
-// route is one operation of API.md with the roles that may call it. Its
+// answer is what an operation returns through the dispatch chain.
+type answer struct {
+	status int
+	v      any
+}
+
+// route is one operation of the API with the roles that may call it. Its
 // handler returns the status and value to answer, or an error for
 // writeError; a nil value writes no body.
 type route struct {
@@ -72,7 +87,7 @@ type route struct {
 	h                func(a *API, c *call) (int, any, error)
 }
 
-// routes is every operation of API.md; the OpenAPI document lists the same
+// routes is every operation of the API; the OpenAPI document lists the same
 // operations under the same operationIds.
 var routes = []route{
 	{http.MethodPost, "/v1/queues", "CreateQueue", permAdmin, (*API).createQueue},
@@ -99,8 +114,8 @@ var routes = []route{
 // route answer the API's own 404 and other paths go on to r.NotFound, so
 // call Register after setting r.NotFound.
 func (a *API) Register(r *httprouter.Router) {
-	for _, rt := range routes {
-		r.Handle(rt.method, rt.path, a.serve(rt))
+	for i := range routes {
+		r.Handle(routes[i].method, routes[i].path, a.serve(&routes[i]))
 	}
 	next := r.NotFound
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -116,19 +131,73 @@ func (a *API) Register(r *httprouter.Router) {
 	})
 }
 
-func (a *API) serve(rt route) httprouter.Handle {
+// Operations lists the names of the API's operations, in the order of
+// routes.
+func Operations() []string {
+	ops := make([]string, len(routes))
+	for i, rt := range routes {
+		ops[i] = rt.op
+	}
+	return ops
+}
+
+func (a *API) serve(rt *route) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
 		if err := a.authorize(r, rt.perm); err != nil {
 			writeError(w, err)
 			return
 		}
-		status, v, err := rt.h(a, &call{r: r, w: w, params: p})
+		out, err := a.handler(r.Context(), &dispatch.Request{
+			Protocol: dispatch.REST,
+			Action:   rt.op,
+			Queue:    a.queueName(p.ByName("queue")),
+			HTTP:     r,
+			Classify: classify,
+			Call:     &call{r: r, w: w, params: p, rt: rt},
+		})
 		if err != nil {
-			writeError(w, err)
+			if !dispatch.Hangup(w, err) {
+				writeError(w, err)
+			}
 			return
 		}
-		write(w, status, v)
+		ans := out.(answer)
+		write(w, ans.status, ans.v)
 	}
+}
+
+// run is the end of the dispatch chain: the operation's handler.
+func (a *API) run(ctx context.Context, req *dispatch.Request) (any, error) {
+	c := req.Call.(*call)
+	if ctx != c.r.Context() {
+		c.r = c.r.WithContext(ctx)
+	}
+	status, v, err := c.rt.h(a, c)
+	if err != nil {
+		return nil, err
+	}
+	return answer{status, v}, nil
+}
+
+// queueName is the name of the queue a path's {queue} refers to, or the
+// reference as it is when no queue has it.
+func (a *API) queueName(ref string) string {
+	if ref == "" {
+		return ""
+	}
+	if q, err := a.e.LookupQueue(ref); err == nil {
+		return q.Name()
+	}
+	return ref
+}
+
+// classify gives the status and code the API answers with.
+func classify(out any, err error) (int, string) {
+	if err != nil {
+		ae := toAPIError(err)
+		return ae.Status, ae.Code
+	}
+	return out.(answer).status, ""
 }
 
 // write puts a value on the wire as JSON.

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Role is what a bearer token may do. Seed 002 separates producers,
+// Role is what a bearer token may do. The roles separate producers,
 // consumers, inspectors and queue administrators; inspection (reading
 // messages without leasing them) is its own permission, so peek belongs to
 // inspector, not consumer.
@@ -30,7 +30,7 @@ import (
 //	GET /v1/openapi.json   ✓     ✓        ✓         ✓         ✓
 //
 // Acknowledge and change visibility work with the receipt handle alone
-// (seed 000, "Receipt handles"): the handle is the credential for its one
+// (docs/rest-api.md, "Receipt handles"): the handle is the credential for its one
 // delivery. Without Options.Tokens every operation is open.
 type Role string
 
@@ -80,16 +80,36 @@ func (p permission) allows(r Role) bool {
 }
 
 // authorize checks the request's bearer token against the operation's
-// permission: 401 without a known token, 403 when its role may not.
+// permission.
 func (a *API) authorize(r *http.Request, p permission) error {
-	if len(a.opts.Tokens) == 0 || p.none {
+	return authorize(a.opts.Tokens, r, p)
+}
+
+// RequireAdmin guards h with the admin role: when tokens are configured,
+// only a request with an admin token reaches h, and the others get the
+// API's 401 or 403. Without tokens h is open. The test-control routes use
+// it.
+func RequireAdmin(tokens map[string]Role, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := authorize(tokens, r, permAdmin); err != nil {
+			writeError(w, err)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// authorize checks the request's bearer token against tokens and a
+// permission: 401 without a known token, 403 when its role may not.
+func authorize(tokens map[string]Role, r *http.Request, p permission) error {
+	if len(tokens) == 0 || p.none {
 		return nil
 	}
 	token, ok := bearer(r)
 	if !ok {
 		return apiErrorf(codeUnauthorized, "This operation needs an Authorization: Bearer token.")
 	}
-	role, ok := a.roleOf(token)
+	role, ok := roleOf(tokens, token)
 	if !ok {
 		return apiErrorf(codeUnauthorized, "The bearer token is not valid.")
 	}
@@ -100,10 +120,10 @@ func (a *API) authorize(r *http.Request, p permission) error {
 }
 
 // roleOf finds a token's role, comparing in constant time.
-func (a *API) roleOf(token string) (Role, bool) {
+func roleOf(tokens map[string]Role, token string) (Role, bool) {
 	var found Role
 	ok := false
-	for t, role := range a.opts.Tokens {
+	for t, role := range tokens {
 		if subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
 			found, ok = role, true
 		}

@@ -6,9 +6,10 @@ import (
 	"net/http"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
-// Error codes of the API (shared/API.md, "Conventions"). They are stable;
+// Error codes of the API (docs/rest-api.md, "Errors"). They are stable;
 // the message beside them is for people.
 const (
 	codeInvalidRequest  = "invalid_request"
@@ -22,7 +23,9 @@ const (
 	codePurgeInProgress = "purge_in_progress"
 	codeTooManyRequests = "too_many_requests"
 	codeInternal        = "internal_error"
-	// Codes API.md does not list: a path under /v1 with no operation, and
+	// A fault rule's ServiceUnavailable.
+	codeUnavailable = "service_unavailable"
+	// The 404s of paths and subscriptions: a path under /v1 with no operation, and
 	// GetSubscription or DeleteSubscription of a queue without one.
 	codeNotFound       = "not_found"
 	codeNoSubscription = "subscription_not_found"
@@ -41,6 +44,7 @@ var statuses = map[string]int{
 	codePurgeInProgress: http.StatusTooManyRequests,
 	codeTooManyRequests: http.StatusTooManyRequests,
 	codeInternal:        http.StatusInternalServerError,
+	codeUnavailable:     http.StatusServiceUnavailable,
 	codeNotFound:        http.StatusNotFound,
 	codeNoSubscription:  http.StatusNotFound,
 }
@@ -48,7 +52,7 @@ var statuses = map[string]int{
 // engineCodes is the one table from engine failure class to API code. A
 // class not listed is an internal error.
 //
-// Decisions where API.md is silent:
+// Decisions beyond the code table (docs/rest-api.md, "Errors"):
 //   - ReceiptHandleIsInvalid (a string that is not a receipt handle at all)
 //     is invalid_request 400; receipt_handle_stale 409 is kept for real
 //     handles whose delivery is over.
@@ -93,11 +97,30 @@ func apiErrorf(code, format string, args ...any) *apiError {
 	return &apiError{Code: code, Message: fmt.Sprintf(format, args...), Status: statuses[code]}
 }
 
+// faultCodes is what a fault rule's AWS error code is in the API: a
+// throttle (a code the AWS SDKs retry as throttling, as aws-sdk-go-v2's
+// aws/retry DefaultThrottleErrorCodes and botocore's standard retry mode
+// list them) is too_many_requests 429, ServiceUnavailable is 503, and any
+// other is internal_error 500.
+var faultCodes = map[string]string{
+	"ThrottlingException": codeTooManyRequests,
+	"RequestThrottled":    codeTooManyRequests,
+	"ServiceUnavailable":  codeUnavailable,
+}
+
 // toAPIError maps any error to the API's form.
 func toAPIError(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
+	}
+	var fe *dispatch.FaultError
+	if errors.As(err, &fe) {
+		code, ok := faultCodes[fe.Code]
+		if !ok {
+			code = codeInternal
+		}
+		return &apiError{Code: code, Message: fe.Message(), Status: statuses[code]}
 	}
 	var ee *engine.Error
 	if errors.As(err, &ee) {

@@ -1,9 +1,9 @@
 package rest
 
 // Messages: SendMessages, ReceiveMessages, PeekMessages, AcknowledgeMessages
-// and ChangeVisibility, as shared/API.md ("Messages") and seed 000 ("The
+// and ChangeVisibility, as docs/rest-api.md ("Messages", "The
 // life of a message", "Visibility timeouts", "Receipt handles", "Long
-// polling") describe them.
+// polling") describes them.
 
 import (
 	"encoding/base64"
@@ -19,14 +19,14 @@ import (
 // Message limits.
 const (
 	// maxBatch is the number of messages a send or receive, and of handles
-	// an acknowledge, may carry (seed 000, "Receive").
+	// an acknowledge, may carry (docs/rest-api.md, "Messages").
 	maxBatch = 10
 	// maxMessageBytes is the body plus attribute names and values, in UTF-8
-	// bytes (seed 000, "Terms": "at most 256 KiB together"). It is the REST
+	// bytes (docs/rest-api.md, "SendMessages": "at most 256 KiB together"). It is the REST
 	// API's own limit; SQS clients have the queue's MaximumMessageSize.
 	maxMessageBytes = 256 << 10
 	maxAttributes   = engine.MaxMessageAttributes
-	// Peek reads up to this many messages; API.md leaves it open.
+	// Peek reads up to this many messages; the figures are minisqs's own.
 	defaultPeekLimit = 10
 	maxPeekLimit     = 100
 )

@@ -1,8 +1,8 @@
 package rest
 
 // Queues: CreateQueue, ListQueues, GetQueue, UpdateQueue, DeleteQueue and
-// PurgeQueue, as shared/API.md ("Queues") and seed 000 ("Queue settings",
-// "Purging and deleting") describe them.
+// PurgeQueue, as docs/rest-api.md ("Queues", "Queue settings",
+// "Purging and deleting") describes them.
 
 import (
 	"encoding/base64"
@@ -17,14 +17,14 @@ import (
 
 // Limits of queue names and listings.
 const (
-	// A REST name is 1 to 80 letters, digits, '-' and '_' (seed 000,
-	// "Terms"). A FIFO queue made through SQS keeps its ".fifo" name and is
+	// A REST name is 1 to 80 letters, digits, '-' and '_' (docs/rest-api.md,
+	// "Queue names"). A FIFO queue made through SQS keeps its ".fifo" name and is
 	// addressed by it.
 	maxNameLen = engine.MaxQueueNameLen
-	// ListQueues pages: API.md leaves the sizes open.
+	// ListQueues pages: the sizes are minisqs's own.
 	defaultListLimit = 100
 	maxListLimit     = 1000
-	// counts are exact up to this figure each (seed 000, "The life of a
+	// counts are exact up to this figure each (docs/rest-api.md, "The life of a
 	// message").
 	maxCount = 100_000
 )
@@ -35,7 +35,7 @@ const (
 	typeFIFO     = "fifo"
 )
 
-// queueJSON is the queue object of API.md.
+// queueJSON is the queue object (docs/rest-api.md, "The queue object").
 type queueJSON struct {
 	ID                       string       `json:"id"`
 	Slug                     string       `json:"slug"`
@@ -145,7 +145,7 @@ type settingsJSON struct {
 	ContentBasedDedup        *bool `json:"contentBasedDedup"`
 }
 
-// Setting ranges (seed 000, "Queue settings").
+// Setting ranges (docs/rest-api.md, "Queue settings").
 var settingRanges = []struct {
 	field  string
 	get    func(*settingsJSON) *int
@@ -392,7 +392,7 @@ func fieldError(field string, err error) error {
 }
 
 // deleteQueue deletes a queue that no other queue names as its dead-letter
-// queue (seed 000, "Purging and deleting").
+// queue (docs/rest-api.md, "Purging and deleting").
 func (a *API) deleteQueue(c *call) (int, any, error) {
 	q, err := a.queue(c)
 	if err != nil {

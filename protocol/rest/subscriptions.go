@@ -1,7 +1,7 @@
 package rest
 
 // Push subscriptions: PutSubscription, GetSubscription and
-// DeleteSubscription (shared/API.md, "Push subscriptions"). The engine keeps
+// DeleteSubscription (docs/rest-api.md, "Push subscriptions"). The engine keeps
 // the settings and the last delivery; the push package delivers, told of
 // changes through Options.SubscriptionChanged.
 
@@ -12,7 +12,7 @@ import (
 )
 
 // Defaults of a subscription's settings when PutSubscription leaves them
-// out; API.md gives only the ranges. A full batch and the longest poll keep
+// out, chosen within the ranges. A full batch and the longest poll keep
 // requests to the endpoint few.
 const (
 	defaultSubscriptionBatch = engine.MaxSubscriptionBatch

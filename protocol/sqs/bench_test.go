@@ -10,6 +10,10 @@ import (
 	"testing"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/metrics"
+	"github.com/minisqs/minisqs/protocol/dispatch"
+	"github.com/minisqs/minisqs/protocol/faults"
+	"github.com/minisqs/minisqs/protocol/journal"
 )
 
 // BenchmarkJSONCycle serves, in process, the JSON-protocol requests of one
@@ -19,6 +23,20 @@ import (
 // message, without the network; BenchmarkHTTPCycle in compat measures the
 // whole server.
 func BenchmarkJSONCycle(b *testing.B) {
+	benchmarkJSONCycle(b, func(*engine.Engine) dispatch.Chain { return nil })
+}
+
+// BenchmarkJSONCycleChained is BenchmarkJSONCycle through the steps the
+// server puts in the dispatch chain (the journal, request metrics and
+// fault rules, with no rule set), to show what they cost.
+func BenchmarkJSONCycleChained(b *testing.B) {
+	benchmarkJSONCycle(b, func(e *engine.Engine) dispatch.Chain {
+		rules := faults.New(Actions(), ErrorCodes())
+		return dispatch.Chain{journal.New(e.Now).Step(), metrics.NewRequests().Step(), rules.Step()}
+	})
+}
+
+func benchmarkJSONCycle(b *testing.B, chain func(*engine.Engine) dispatch.Chain) {
 	e, err := engine.Open(engine.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -27,7 +45,7 @@ func BenchmarkJSONCycle(b *testing.B) {
 	if _, err := e.CreateQueue("bench", engine.AttributeUpdate{}, nil); err != nil {
 		b.Fatal(err)
 	}
-	s := New(e, Options{})
+	s := New(e, Options{Chain: chain(e)})
 	queueURL := fzHost + "/" + fzAccount + "/bench"
 
 	type entry struct {

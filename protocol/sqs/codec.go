@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/minisqs/minisqs/engine"
-	"github.com/minisqs/minisqs/protocol/queueurl"
+	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
 // MaxRequestBytes caps a request body. A batch carries at most 1 MiB of
@@ -30,10 +30,6 @@ const (
 	jsonContentType = "application/x-amz-json-1.0"
 	shapePrefix     = "com.amazonaws.sqs#"
 )
-
-func (s *Service) newCall(r *http.Request) *call {
-	return &call{ctx: r.Context(), svc: s, baseURL: queueurl.Base(r, s.baseURL), path: r.URL.Path}
-}
 
 func newRequestID(w http.ResponseWriter) string {
 	id := uuid.NewString()
@@ -129,9 +125,11 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 		writeXMLError(w, id, err)
 		return
 	}
-	out, err := a.run(s.newCall(r), in)
+	out, err := s.serve(r, dispatch.Query, name, in)
 	if err != nil {
-		writeXMLError(w, id, err)
+		if !dispatch.Hangup(w, err) {
+			writeXMLError(w, id, err)
+		}
 		return
 	}
 	var buf bytes.Buffer
@@ -216,9 +214,11 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	out, err := a.run(s.newCall(r), in)
+	out, err := s.serve(r, dispatch.JSON, name, in)
 	if err != nil {
-		writeJSONError(w, err)
+		if !dispatch.Hangup(w, err) {
+			writeJSONError(w, err)
+		}
 		return
 	}
 	b := []byte("{}")

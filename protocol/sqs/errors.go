@@ -2,9 +2,12 @@ package sqs
 
 import (
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
 // Codes of failures that only the wire protocols produce.
@@ -15,6 +18,33 @@ const (
 	errSerialization    engine.Code = "Serialization"
 	errMalformedQuery   engine.Code = "MalformedQueryString"
 	errRequestTooLarge  engine.Code = "RequestEntityTooLarge"
+)
+
+// Codes that no action returns and only fault rules answer with: the SQS
+// model's errors minisqs has no cause for, and AWS's common errors (the SQS
+// API Reference, "Common Errors").
+const (
+	errInvalidIDFormat      engine.Code = "InvalidIdFormat"
+	errInvalidSecurity      engine.Code = "InvalidSecurity"
+	errKmsAccessDenied      engine.Code = "KmsAccessDenied"
+	errKmsDisabled          engine.Code = "KmsDisabled"
+	errKmsInvalidKeyUsage   engine.Code = "KmsInvalidKeyUsage"
+	errKmsInvalidState      engine.Code = "KmsInvalidState"
+	errKmsNotFound          engine.Code = "KmsNotFound"
+	errKmsOptInRequired     engine.Code = "KmsOptInRequired"
+	errKmsThrottled         engine.Code = "KmsThrottled"
+	errMessageNotInflight   engine.Code = "MessageNotInflight"
+	errRequestThrottled     engine.Code = "RequestThrottled"
+	errAccessDenied         engine.Code = "AccessDeniedException"
+	errIncompleteSignature  engine.Code = "IncompleteSignature"
+	errInternalFailure      engine.Code = "InternalFailure"
+	errInvalidClientTokenID engine.Code = "InvalidClientTokenId"
+	errNotAuthorized        engine.Code = "NotAuthorized"
+	errOptInRequired        engine.Code = "OptInRequired"
+	errRequestExpired       engine.Code = "RequestExpired"
+	errServiceUnavailable   engine.Code = "ServiceUnavailable"
+	errThrottlingException  engine.Code = "ThrottlingException"
+	errValidationError      engine.Code = "ValidationError"
 )
 
 // wireError is how one failure class looks on the wire: the JSON protocol's
@@ -65,10 +95,55 @@ var wireErrors = map[engine.Code]wireError{
 	errSerialization:    {"SerializationException", "SerializationException", 400, true},
 	errMalformedQuery:   {"MalformedQueryString", "MalformedQueryString", 400, true},
 	errRequestTooLarge:  {"RequestEntityTooLarge", "RequestEntityTooLarge", http.StatusRequestEntityTooLarge, true},
+
+	errInvalidIDFormat:      {"InvalidIdFormat", "InvalidIdFormat", 400, true},
+	errInvalidSecurity:      {"InvalidSecurity", "InvalidSecurity", 403, true},
+	errKmsAccessDenied:      {"KmsAccessDenied", "KMS.AccessDeniedException", 400, true},
+	errKmsDisabled:          {"KmsDisabled", "KMS.DisabledException", 400, true},
+	errKmsInvalidKeyUsage:   {"KmsInvalidKeyUsage", "KMS.InvalidKeyUsageException", 400, true},
+	errKmsInvalidState:      {"KmsInvalidState", "KMS.InvalidStateException", 400, true},
+	errKmsNotFound:          {"KmsNotFound", "KMS.NotFoundException", 400, true},
+	errKmsOptInRequired:     {"KmsOptInRequired", "KMS.OptInRequired", 403, true},
+	errKmsThrottled:         {"KmsThrottled", "KMS.ThrottlingException", 400, true},
+	errMessageNotInflight:   {"MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight", 400, true},
+	errRequestThrottled:     {"RequestThrottled", "RequestThrottled", 403, true},
+	errAccessDenied:         {"AccessDeniedException", "AccessDeniedException", 400, true},
+	errIncompleteSignature:  {"IncompleteSignature", "IncompleteSignature", 400, true},
+	errInternalFailure:      {"InternalFailure", "InternalFailure", 500, false},
+	errInvalidClientTokenID: {"InvalidClientTokenId", "InvalidClientTokenId", 403, true},
+	errNotAuthorized:        {"NotAuthorized", "NotAuthorized", 400, true},
+	errOptInRequired:        {"OptInRequired", "OptInRequired", 403, true},
+	errRequestExpired:       {"RequestExpired", "RequestExpired", 400, true},
+	errServiceUnavailable:   {"ServiceUnavailable", "ServiceUnavailable", 503, false},
+	errThrottlingException:  {"ThrottlingException", "ThrottlingException", 400, true},
+	errValidationError:      {"ValidationError", "ValidationError", 400, true},
+}
+
+// wireByName finds an entry of wireErrors by the names AWS gives it: its
+// shape and its query code. Fault rules name errors so.
+var wireByName = func() map[string]wireError {
+	m := make(map[string]wireError, 2*len(wireErrors))
+	for _, w := range wireErrors {
+		m[w.shape] = w
+		m[w.queryCode] = w
+	}
+	return m
+}()
+
+// ErrorCodes lists, sorted, every name of an error that both SQS protocols
+// can answer with: each error's shape name and its query code.
+func ErrorCodes() []string {
+	return slices.Sorted(maps.Keys(wireByName))
 }
 
 // toWire returns the wire identity and message of err.
 func toWire(err error) (wireError, string) {
+	var fe *dispatch.FaultError
+	if errors.As(err, &fe) {
+		if w, ok := wireByName[fe.Code]; ok {
+			return w, fe.Message()
+		}
+	}
 	var e *engine.Error
 	if errors.As(err, &e) {
 		if w, ok := wireErrors[e.Code]; ok {

@@ -147,6 +147,10 @@ func TestWireErrorsMatchSQSModel(t *testing.T) {
 		sqsschemas.InvalidAttributeName, sqsschemas.InvalidAttributeValue,
 		sqsschemas.InvalidBatchEntryId, sqsschemas.InvalidIdFormat,
 		sqsschemas.InvalidMessageContents, sqsschemas.InvalidSecurity,
+		sqsschemas.KmsAccessDenied, sqsschemas.KmsDisabled,
+		sqsschemas.KmsInvalidKeyUsage, sqsschemas.KmsInvalidState,
+		sqsschemas.KmsNotFound, sqsschemas.KmsOptInRequired,
+		sqsschemas.KmsThrottled,
 		sqsschemas.MessageNotInflight, sqsschemas.OverLimit,
 		sqsschemas.PurgeQueueInProgress, sqsschemas.QueueDeletedRecently,
 		sqsschemas.QueueDoesNotExist, sqsschemas.QueueNameExists,
@@ -157,7 +161,7 @@ func TestWireErrorsMatchSQSModel(t *testing.T) {
 		model[s.ID().Name] = s
 	}
 
-	// Shapes the model leaves out, answered as SQS does (SQS-FACTS.md,
+	// Shapes the model leaves out, answered as SQS does (docs/sqs-notes.md,
 	// "Errors"; the AWS Common Errors page for the protocol-level ones).
 	unmodelled := map[string]struct {
 		queryCode string
@@ -176,6 +180,18 @@ func TestWireErrorsMatchSQSModel(t *testing.T) {
 		"MalformedQueryString":  {"MalformedQueryString", 400, true},
 		"RequestEntityTooLarge": {"RequestEntityTooLarge", 413, true},
 		"UnsupportedProtocol":   {"UnsupportedProtocol", 400, true},
+		// AWS's common errors, which only fault rules answer with, with
+		// the statuses of the SQS API Reference's Common Errors page.
+		"AccessDeniedException": {"AccessDeniedException", 400, true},
+		"IncompleteSignature":   {"IncompleteSignature", 400, true},
+		"InternalFailure":       {"InternalFailure", 500, false},
+		"InvalidClientTokenId":  {"InvalidClientTokenId", 403, true},
+		"NotAuthorized":         {"NotAuthorized", 400, true},
+		"OptInRequired":         {"OptInRequired", 403, true},
+		"RequestExpired":        {"RequestExpired", 400, true},
+		"ServiceUnavailable":    {"ServiceUnavailable", 503, false},
+		"ThrottlingException":   {"ThrottlingException", 400, true},
+		"ValidationError":       {"ValidationError", 400, true},
 	}
 
 	modelled := 0

@@ -17,7 +17,7 @@ import (
 	"github.com/minisqs/minisqs/engine"
 )
 
-// Fuzz targets for the SQS decoders (STYLE.md practice 9), seeded with the
+// Fuzz targets for the SQS decoders, seeded with the
 // requests real SDKs send. Each served input gets a fresh engine, so a
 // failure reproduces from its input alone.
 
@@ -402,7 +402,7 @@ func FuzzDecodeQuery(f *testing.F) {
 	})
 }
 
-// TestFuzzSeedsServe runs the realistic seeds once as ordinary tests and
+// TestFuzzSeedsServe runs the realistic seed inputs once as ordinary tests and
 // checks the answers they should get, so the seed corpus stays meaningful
 // as the handlers change.
 func TestFuzzSeedsServe(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
 // Service answers SQS requests for one engine.
@@ -17,6 +18,7 @@ type Service struct {
 	engine  *engine.Engine
 	baseURL string
 	actions map[string]action
+	handler dispatch.Handler // the chain around run
 }
 
 // Options configure a Service.
@@ -25,11 +27,16 @@ type Options struct {
 	// "http://sqs.local:9324"); otherwise each answer uses the scheme and
 	// host of its request.
 	BaseURL string
+	// Chain holds the steps every request passes after decoding, on its
+	// way to its action.
+	Chain dispatch.Chain
 }
 
 // New returns a Service over e.
 func New(e *engine.Engine, opts Options) *Service {
-	return &Service{engine: e, baseURL: opts.BaseURL, actions: actionTable()}
+	s := &Service{engine: e, baseURL: opts.BaseURL, actions: actionTable()}
+	s.handler = opts.Chain.Then(s.run)
+	return s
 }
 
 // call is one request's context for an action.

@@ -1,0 +1,116 @@
+package sqs
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/minisqs/minisqs/protocol/dispatch"
+	"github.com/minisqs/minisqs/protocol/queueurl"
+)
+
+// serve passes a decoded request through the dispatch chain to its action.
+func (s *Service) serve(r *http.Request, p dispatch.Protocol, action string, in any) (any, error) {
+	return s.handler(r.Context(), &dispatch.Request{
+		Protocol: p,
+		Action:   action,
+		Queue:    queueOf(in, r.URL.Path),
+		Input:    in,
+		HTTP:     r,
+		Classify: classify,
+	})
+}
+
+// run is the end of the dispatch chain: the action, over its input.
+func (s *Service) run(ctx context.Context, req *dispatch.Request) (any, error) {
+	c := &call{ctx: ctx, svc: s, baseURL: s.baseURL}
+	if r := req.HTTP; r != nil {
+		c.baseURL = queueurl.Base(r, s.baseURL)
+		c.path = r.URL.Path
+	}
+	return s.actions[req.Action].run(c, req.Input)
+}
+
+// classify gives the status and code both SQS protocols answer with. The
+// code is the query protocol's, which the JSON protocol also sends in
+// x-amzn-query-error and which the SDKs report as the error's code.
+func classify(_ any, err error) (int, string) {
+	if err == nil {
+		return http.StatusOK, ""
+	}
+	w, _ := toWire(err)
+	return w.status, w.queryCode
+}
+
+// Actions lists the names of the SQS actions, sorted.
+func Actions() []string {
+	return slices.Sorted(maps.Keys(actionTable()))
+}
+
+// Inputs that name their queue say so through these methods, so that the
+// chain learns the queue without reflection.
+type (
+	// byURL is an input with a QueueUrl.
+	byURL interface{ queueURL() string }
+	// byName is an input with a QueueName.
+	byName interface{ queueName() string }
+	// byArn is an input with a source queue ARN.
+	byArn interface{ sourceArn() string }
+)
+
+// queueOf is the name of the queue in names: from its QueueUrl, else from
+// the request path (a query request to the queue's own path may leave
+// QueueUrl out), from its QueueName or its source ARN; "" if none.
+func queueOf(in any, path string) string {
+	switch v := in.(type) {
+	case byURL:
+		u := v.queueURL()
+		if u == "" {
+			u = path
+		} else if _, rest, ok := strings.Cut(u, "://"); ok {
+			_, u, _ = strings.Cut(rest, "/")
+		}
+		return lastOfQueuePath(u)
+	case byName:
+		return v.queueName()
+	case byArn:
+		a := v.sourceArn()
+		return a[strings.LastIndexByte(a, ':')+1:]
+	}
+	return ""
+}
+
+// lastOfQueuePath is NAME of a path ACCOUNT/NAME, with or without slashes
+// around it, or "" for any other path. Unlike splitQueuePath it allocates
+// nothing: it runs on every request.
+func lastOfQueuePath(p string) string {
+	p = strings.Trim(p, "/")
+	account, name, ok := strings.Cut(p, "/")
+	if !ok || account == "" || name == "" || strings.IndexByte(name, '/') >= 0 {
+		return ""
+	}
+	return name
+}
+
+func (in *QueueInput) queueURL() string                        { return in.QueueUrl }
+func (in *GetQueueAttributesInput) queueURL() string           { return in.QueueUrl }
+func (in *SetQueueAttributesInput) queueURL() string           { return in.QueueUrl }
+func (in *SendMessageInput) queueURL() string                  { return in.QueueUrl }
+func (in *SendMessageBatchInput) queueURL() string             { return in.QueueUrl }
+func (in *ReceiveMessageInput) queueURL() string               { return in.QueueUrl }
+func (in *DeleteMessageInput) queueURL() string                { return in.QueueUrl }
+func (in *DeleteMessageBatchInput) queueURL() string           { return in.QueueUrl }
+func (in *ChangeMessageVisibilityInput) queueURL() string      { return in.QueueUrl }
+func (in *ChangeMessageVisibilityBatchInput) queueURL() string { return in.QueueUrl }
+func (in *TagQueueInput) queueURL() string                     { return in.QueueUrl }
+func (in *UntagQueueInput) queueURL() string                   { return in.QueueUrl }
+func (in *ListDeadLetterSourceQueuesInput) queueURL() string   { return in.QueueUrl }
+func (in *AddPermissionInput) queueURL() string                { return in.QueueUrl }
+func (in *RemovePermissionInput) queueURL() string             { return in.QueueUrl }
+
+func (in *CreateQueueInput) queueName() string          { return in.QueueName }
+func (in *GetQueueUrlInput) queueName() string          { return in.QueueName }
+func (in *StartMessageMoveTaskInput) sourceArn() string { return in.SourceArn }
+func (in *ListMessageMoveTasksInput) sourceArn() string { return in.SourceArn }

@@ -1,0 +1,285 @@
+// Package sigv4 checks AWS Signature Version 4 on requests to minisqs, in
+// either form AWS accepts: an Authorization header, or a presigned query
+// string. It does not compute signatures itself: it rebuilds the request as
+// the client signed it and signs that again with aws-sdk-go-v2's signer,
+// then compares, so the algorithm is the SDK's own.
+package sigv4
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+)
+
+// Service is the signing name of SQS.
+const Service = "sqs"
+
+// MaxSkew is how far a signed request's time may be from the server's, as
+// AWS allows ("Signature expired ... (15 min.)").
+const MaxSkew = 15 * time.Minute
+
+const (
+	algorithm   = "AWS4-HMAC-SHA256"
+	amzDate     = "X-Amz-Date"
+	amzDateForm = "20060102T150405Z"
+	// unsignedPayload is the payload hash of a presigned URL, which signs no
+	// body.
+	unsignedPayload = "UNSIGNED-PAYLOAD"
+)
+
+// Kind is a class of signature failure; each front end answers it in its
+// own protocol's words.
+type Kind int
+
+// Kinds of failure.
+const (
+	// Missing: the request carries no signature at all.
+	Missing Kind = iota + 1
+	// Malformed: a signature whose parts cannot be read.
+	Malformed
+	// UnknownKey: the access key id is not one the server knows.
+	UnknownKey
+	// Mismatch: the signature is not the one the key makes for this
+	// request (a changed body, header or URL, or a wrong secret).
+	Mismatch
+	// Expired: the signing time is more than MaxSkew from now, or a
+	// presigned URL's lifetime has ended.
+	Expired
+)
+
+// Error is a failed check.
+type Error struct {
+	Kind Kind
+	// Detail names what was wrong, for the answer's message.
+	Detail string
+	// SignedAt and Now are set for Expired.
+	SignedAt, Now time.Time
+}
+
+func (e *Error) Error() string { return "sigv4: " + e.Detail }
+
+// Credential is one access key the server accepts.
+type Credential struct {
+	AccessKeyID string
+	Secret      string
+	// Account is the account the key acts in; empty for the default.
+	Account string
+}
+
+// Keys finds the credential of an access key id.
+type Keys interface {
+	Lookup(accessKeyID string) (Credential, bool)
+}
+
+// Signature is what a request says of its signer: its access key id and
+// the region of its credential scope.
+type Signature struct {
+	AccessKeyID string
+	Region      string
+	Date        string // of the scope, YYYYMMDD
+	Service     string
+	presigned   bool
+	signed      []string // SignedHeaders, lower case
+	signature   string
+	signedAt    time.Time
+	expires     time.Duration // presigned URLs only
+}
+
+// Parse reads a request's signature without checking it. ok is false when
+// the request carries none.
+func Parse(r *http.Request) (sig Signature, ok bool, err error) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		sig, err := parseHeader(h, r.Header.Get(amzDate))
+		return sig, true, err
+	}
+	q := r.URL.Query()
+	if q.Get("X-Amz-Algorithm") != "" || q.Get("X-Amz-Signature") != "" {
+		sig, err := parseQuery(q)
+		return sig, true, err
+	}
+	return Signature{}, false, nil
+}
+
+func malformed(detail string) error { return &Error{Kind: Malformed, Detail: detail} }
+
+// parseHeader reads "AWS4-HMAC-SHA256 Credential=AKID/DATE/REGION/SERVICE/aws4_request,
+// SignedHeaders=a;b, Signature=hex".
+func parseHeader(h, date string) (Signature, error) {
+	alg, rest, _ := strings.Cut(h, " ")
+	if alg != algorithm {
+		return Signature{}, malformed("Authorization header does not use " + algorithm)
+	}
+	var sig Signature
+	var cred string
+	for part := range strings.SplitSeq(rest, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "Credential":
+			cred = v
+		case "SignedHeaders":
+			sig.signed = strings.Split(v, ";")
+		case "Signature":
+			sig.signature = v
+		}
+	}
+	if cred == "" || len(sig.signed) == 0 || sig.signature == "" {
+		return Signature{}, malformed("Authorization header requires 'Credential', 'SignedHeaders' and 'Signature' parameters")
+	}
+	if err := sig.parseCredential(cred); err != nil {
+		return Signature{}, err
+	}
+	t, err := time.Parse(amzDateForm, date)
+	if err != nil {
+		return Signature{}, malformed("the request has no valid X-Amz-Date header")
+	}
+	sig.signedAt = t
+	return sig, nil
+}
+
+func parseQuery(q url.Values) (Signature, error) {
+	if q.Get("X-Amz-Algorithm") != algorithm {
+		return Signature{}, malformed("X-Amz-Algorithm must be " + algorithm)
+	}
+	sig := Signature{presigned: true, signature: q.Get("X-Amz-Signature")}
+	if sh := q.Get("X-Amz-SignedHeaders"); sh != "" {
+		sig.signed = strings.Split(sh, ";")
+	}
+	if sig.signature == "" || len(sig.signed) == 0 {
+		return Signature{}, malformed("a presigned URL requires X-Amz-Credential, X-Amz-SignedHeaders and X-Amz-Signature")
+	}
+	if err := sig.parseCredential(q.Get("X-Amz-Credential")); err != nil {
+		return Signature{}, err
+	}
+	t, err := time.Parse(amzDateForm, q.Get(amzDate))
+	if err != nil {
+		return Signature{}, malformed("X-Amz-Date is missing or not in the form YYYYMMDDTHHMMSSZ")
+	}
+	sig.signedAt = t
+	secs, err := strconv.Atoi(q.Get("X-Amz-Expires"))
+	if err != nil || secs < 1 || secs > 7*24*3600 {
+		return Signature{}, malformed("X-Amz-Expires must be 1 to 604800 seconds")
+	}
+	sig.expires = time.Duration(secs) * time.Second
+	return sig, nil
+}
+
+func (s *Signature) parseCredential(cred string) error {
+	parts := strings.Split(cred, "/")
+	if len(parts) != 5 || parts[0] == "" || parts[4] != "aws4_request" {
+		return malformed("Credential must have the form ACCESS_KEY/DATE/REGION/SERVICE/aws4_request")
+	}
+	s.AccessKeyID, s.Date, s.Region, s.Service = parts[0], parts[1], parts[2], parts[3]
+	return nil
+}
+
+// Verify checks that r, whose body is body, is signed by a key of keys,
+// within MaxSkew of now (or within its lifetime, for a presigned URL). It
+// returns the signature and the key's credential.
+func Verify(r *http.Request, body []byte, keys Keys, now time.Time) (Signature, Credential, error) {
+	sig, ok, err := Parse(r)
+	if err != nil {
+		return sig, Credential{}, err
+	}
+	if !ok {
+		return sig, Credential{}, &Error{Kind: Missing, Detail: "the request carries no signature"}
+	}
+	if sig.Service != Service {
+		return sig, Credential{}, &Error{Kind: Mismatch, Detail: "the credential is scoped to service " + sig.Service + ", not " + Service}
+	}
+	cred, ok := keys.Lookup(sig.AccessKeyID)
+	if !ok {
+		return sig, Credential{}, &Error{Kind: UnknownKey, Detail: "unknown access key " + sig.AccessKeyID}
+	}
+	if sig.Date != sig.signedAt.Format("20060102") {
+		return sig, cred, &Error{Kind: Mismatch, Detail: "the credential's date is not the signing date"}
+	}
+	if sig.presigned {
+		if now.After(sig.signedAt.Add(sig.expires)) {
+			return sig, cred, &Error{Kind: Expired, Detail: "the presigned URL has expired", SignedAt: sig.signedAt.Add(sig.expires), Now: now}
+		}
+	} else if d := now.Sub(sig.signedAt); d > MaxSkew || d < -MaxSkew {
+		return sig, cred, &Error{Kind: Expired, Detail: "the signing time is more than 15 minutes from the server's", SignedAt: sig.signedAt, Now: now}
+	}
+	for _, hash := range payloadHashes(body, sig.presigned) {
+		want, err := resign(r, hash, sig, cred)
+		if err != nil {
+			return sig, cred, err
+		}
+		if hmac.Equal([]byte(want), []byte(sig.signature)) {
+			return sig, cred, nil
+		}
+	}
+	return sig, cred, &Error{Kind: Mismatch, Detail: "the request signature we calculated does not match the signature you provided"}
+}
+
+// payloadHashes are the payload hashes a client may have signed: the
+// body's, and for a presigned URL without a body, also UNSIGNED-PAYLOAD.
+func payloadHashes(body []byte, presigned bool) []string {
+	sum := sha256.Sum256(body)
+	hashes := []string{hex.EncodeToString(sum[:])}
+	if presigned && len(body) == 0 {
+		hashes = append(hashes, unsignedPayload)
+	}
+	return hashes
+}
+
+// resign signs, with the SDK's signer, the request as the client signed
+// it: its method, URL and exactly the headers it names as signed, and
+// returns the signature.
+func resign(r *http.Request, payloadHash string, sig Signature, cred Credential) (string, error) {
+	u := *r.URL
+	u.Scheme, u.Host = "http", r.Host
+	if sig.presigned {
+		q := u.Query()
+		q.Del("X-Amz-Signature")
+		u.RawQuery = q.Encode()
+	}
+	req, err := http.NewRequestWithContext(context.Background(), r.Method, u.String(), nil)
+	if err != nil {
+		return "", malformed("the request URL cannot be read")
+	}
+	req.Host = r.Host
+	for _, name := range sig.signed {
+		switch name {
+		case "host":
+		case "content-length":
+			// The signer signs the length itself, from ContentLength.
+			n, err := strconv.ParseInt(r.Header.Get("Content-Length"), 10, 64)
+			if err != nil {
+				n = r.ContentLength
+			}
+			req.ContentLength = n
+		default:
+			if vs, ok := r.Header[http.CanonicalHeaderKey(name)]; ok {
+				req.Header[http.CanonicalHeaderKey(name)] = vs
+			}
+		}
+	}
+	creds := aws.Credentials{AccessKeyID: cred.AccessKeyID, SecretAccessKey: cred.Secret}
+	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableHeaderHoisting = true })
+	if sig.presigned {
+		signed, _, err := signer.PresignHTTP(context.Background(), creds, req, payloadHash, sig.Service, sig.Region, sig.signedAt)
+		if err != nil {
+			return "", err
+		}
+		su, err := url.Parse(signed)
+		if err != nil {
+			return "", err
+		}
+		return su.Query().Get("X-Amz-Signature"), nil
+	}
+	if err := signer.SignHTTP(context.Background(), creds, req, payloadHash, sig.Service, sig.Region, sig.signedAt); err != nil {
+		return "", err
+	}
+	_, after, _ := strings.Cut(req.Header.Get("Authorization"), "Signature=")
+	return after, nil
+}
