@@ -261,15 +261,17 @@ func (c *Container) Wait(ctx context.Context, cond WaitCondition) (Counts, error
 		Empty          bool    `json:"empty,omitempty"`
 		BodyContains   string  `json:"bodyContains,omitempty"`
 	}{cond.Queue, cond.Timeout.Seconds(), cond.Visible, cond.InFlight, cond.Empty, cond.BodyContains}
-	var counts Counts
-	status, err := c.call(ctx, http.MethodPost, "/wait", body, &counts, http.StatusOK, http.StatusRequestTimeout)
+	var out struct {
+		Counts Counts `json:"counts"`
+	}
+	status, err := c.call(ctx, http.MethodPost, "/wait", body, &out, http.StatusOK, http.StatusRequestTimeout)
 	if err != nil {
 		return Counts{}, err
 	}
 	if status == http.StatusRequestTimeout {
-		return counts, &WaitTimeoutError{Condition: cond, Counts: counts}
+		return out.Counts, &WaitTimeoutError{Condition: cond, Counts: out.Counts}
 	}
-	return counts, nil
+	return out.Counts, nil
 }
 
 // Requests lists up to limit of the most recent requests the server served,

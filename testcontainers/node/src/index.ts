@@ -341,7 +341,7 @@ export class StartedMinisqsContainer extends AbstractStartedContainer {
    */
   async wait(condition: WaitCondition): Promise<Counts> {
     const { status, body } = await this.control("POST", "/wait", condition, [200, 408]);
-    const counts = body as Counts;
+    const { counts } = body as { counts: Counts };
     if (status === 408) {
       throw new WaitTimeoutError(condition, counts);
     }
