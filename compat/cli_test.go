@@ -32,6 +32,7 @@ import (
 
 	sqsv1 "github.com/aws/aws-sdk-go/service/sqs"
 
+	"github.com/minisqs/minisqs/internal/testenv"
 	"github.com/minisqs/minisqs/server"
 )
 
@@ -182,10 +183,10 @@ func cliFindV1(t *testing.T, env []string) string {
 	t.Helper()
 	p, err := exec.LookPath("aws")
 	if err != nil {
-		missingEnv(t, "aws CLI v1 not on PATH: %v", err)
+		testenv.Missing(t, "aws CLI v1 not on PATH: %v", err)
 	}
 	if real, err := filepath.EvalSymlinks(p); err == nil && real == cliV2Path {
-		missingEnv(t, "aws on PATH is %s (aws-cli v2), want aws-cli v1 found first (PATH=%s)", p, os.Getenv("PATH"))
+		testenv.Missing(t, "aws on PATH is %s (aws-cli v2), want aws-cli v1 found first (PATH=%s)", p, os.Getenv("PATH"))
 	}
 	if v := cliVersion(t, p, env); !strings.HasPrefix(v, "aws-cli/1.") {
 		t.Fatalf("aws on PATH (%s) is %q, want aws-cli/1.x", p, v)
@@ -196,7 +197,7 @@ func cliFindV1(t *testing.T, env []string) string {
 func cliFindV2(t *testing.T, env []string) string {
 	t.Helper()
 	if _, err := os.Stat(cliV2Path); err != nil {
-		missingEnv(t, "Debian aws-cli v2 (%s, package awscli) missing: %v", cliV2Path, err)
+		testenv.Missing(t, "Debian aws-cli v2 (%s, package awscli) missing: %v", cliV2Path, err)
 	}
 	if v := cliVersion(t, cliV2Path, env); !strings.HasPrefix(v, "aws-cli/2.") {
 		t.Fatalf("%s is %q, want aws-cli/2.x", cliV2Path, v)

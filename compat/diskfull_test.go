@@ -25,6 +25,8 @@ import (
 	"github.com/aws/aws-sdk-go/aws/request"
 	sqsv1 "github.com/aws/aws-sdk-go/service/sqs"
 	"github.com/aws/smithy-go"
+
+	"github.com/minisqs/minisqs/internal/testenv"
 )
 
 // mountTmpfs mounts a tmpfs of the given size on a new directory, for the
@@ -34,7 +36,7 @@ func mountTmpfs(t *testing.T, size string) string {
 	dir := t.TempDir()
 	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput()
 	if err != nil {
-		missingEnv(t, "cannot mount a tmpfs (needs root): %v %s", err, bytes.TrimSpace(out))
+		testenv.Missing(t, "cannot mount a tmpfs (needs root): %v %s", err, bytes.TrimSpace(out))
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {

@@ -2,7 +2,6 @@ package compat
 
 import (
 	"bytes"
-	"context"
 	"crypto/md5"
 	"encoding/binary"
 	"encoding/hex"
@@ -13,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	awsv2 "github.com/aws/aws-sdk-go-v2/aws"
-	credv2 "github.com/aws/aws-sdk-go-v2/credentials"
 	sqsv2 "github.com/aws/aws-sdk-go-v2/service/sqs"
 	awsv1 "github.com/aws/aws-sdk-go/aws"
 	credv1 "github.com/aws/aws-sdk-go/aws/credentials"
@@ -22,49 +19,35 @@ import (
 	sqsv1 "github.com/aws/aws-sdk-go/service/sqs"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/internal/sqsload"
+	"github.com/minisqs/minisqs/minisqstest"
 	"github.com/minisqs/minisqs/server"
 )
 
-// testServer is a minisqs serving on a loopback port for one test, on a
-// manual clock the test advances.
+// testServer is a minisqs serving on a loopback port for one test, through
+// minisqstest, on a manual clock the test advances.
 type testServer struct {
-	*server.Server
-	Clock *engine.ManualClock
+	*minisqstest.Server
+	Clock *engine.ManualClock // nil when cfg named a clock of its own
 }
 
 // startServer runs a server for the test; cfg may set DB, SkipCooldowns and
-// the like. Addr and Clock are filled in.
+// the like. Without a clock in cfg it runs on a manual one.
 func startServer(t testing.TB, cfg server.Config) *testServer {
 	t.Helper()
-	clock := engine.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	cfg.Addr = "127.0.0.1:0"
+	opts := []minisqstest.Option{minisqstest.WithConfig(cfg)}
 	if cfg.Clock == nil {
-		cfg.Clock = clock
+		opts = append(opts, minisqstest.WithManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
 	}
-	srv, err := server.Start(cfg)
-	if err != nil {
-		t.Fatalf("start server: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
-	return &testServer{Server: srv, Clock: clock}
+	srv := minisqstest.RunT(t, opts...)
+	return &testServer{Server: srv, Clock: srv.ManualClock()}
 }
 
 // jsonClient is an aws-sdk-go-v2 SQS client; its service/sqs speaks the
 // JSON protocol. optFns change its options, as for sqs.New.
 func jsonClient(t testing.TB, endpoint string, optFns ...func(*sqsv2.Options)) *sqsv2.Client {
 	t.Helper()
-	return sqsv2.New(sqsv2.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: awsv2.String(endpoint),
-		Credentials:  credv2.NewStaticCredentialsProvider("test", "test", ""),
-		HTTPClient:   &http.Client{Timeout: 30 * time.Second},
-	}, optFns...)
+	return sqsv2.New(sqsload.NewClient(endpoint, nil).Options(), optFns...)
 }
 
 // queryClient is an aws-sdk-go v1 SQS client pinned before v1.47, which

@@ -285,7 +285,7 @@ func TestJSONListQueues(t *testing.T) {
 	t.Run("at most 1000 and no NextToken without MaxResults", func(t *testing.T) {
 		e := newJSEnv(t, server.Config{})
 		for i := range 1001 {
-			if _, err := e.srv.Engine.CreateQueue(fmt.Sprintf("many-%04d", i), engine.AttributeUpdate{}, nil); err != nil {
+			if _, err := e.srv.Engine().CreateQueue(fmt.Sprintf("many-%04d", i), engine.AttributeUpdate{}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}

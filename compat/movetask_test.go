@@ -441,7 +441,7 @@ func mvBodies(msgs []mvMessage) []string {
 // straight from the engine: what a receive would return, without receiving.
 func (e *mvEnv) peek(name string) []engine.Message {
 	e.t.Helper()
-	q, err := e.srv.Engine.Queue(name)
+	q, err := e.srv.Engine().Queue(name)
 	if err != nil {
 		e.t.Fatalf("Queue(%s): %v", name, err)
 	}

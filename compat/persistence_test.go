@@ -149,7 +149,7 @@ func TestSecondProcessOnOneStore(t *testing.T) {
 	if !errors.As(err, &exit) {
 		t.Fatalf("second minisqs: %v, want a non-zero exit\n%s", err, out)
 	}
-	holder := "process " + strconv.Itoa(first.cmd.Process.Pid)
+	holder := "process " + strconv.Itoa(first.Pid())
 	if !strings.Contains(string(out), db) || !strings.Contains(string(out), holder) {
 		t.Errorf("second minisqs said %q, want the file %s and %s", out, db, holder)
 	}

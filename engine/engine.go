@@ -20,7 +20,7 @@ import (
 )
 
 // Options configure an Engine. The zero value is an in-memory engine on the
-// wall clock with AWS's defaults.
+// wall clock, which Advance can move forward, with AWS's defaults.
 type Options struct {
 	// Path is the buntdb file; empty keeps everything in memory.
 	Path  string
@@ -76,7 +76,7 @@ type Engine struct {
 // sweeper that expires messages and ends leases on idle queues.
 func Open(opts Options) (*Engine, error) {
 	if opts.Clock == nil {
-		opts.Clock = SystemClock{}
+		opts.Clock = NewOffsetClock()
 	}
 	if opts.Random == nil {
 		opts.Random = rand.Reader
@@ -109,6 +109,10 @@ func Open(opts Options) (*Engine, error) {
 		byID:      map[string]*Queue{},
 		deletedAt: map[string]time.Time{},
 		closing:   make(chan struct{}),
+	}
+	if err := e.restoreOffset(); err != nil {
+		st.close()
+		return nil, fmt.Errorf("load clock offset: %w", err)
 	}
 	if err := e.load(); err != nil {
 		st.close()
@@ -235,13 +239,7 @@ func (e *Engine) sweep() {
 			q.updatePartitionsLocked()
 			q.mu.Unlock()
 		}
-		e.mu.Lock()
-		for name, at := range e.deletedAt {
-			if now.Sub(at) >= DeleteQueueCooldown {
-				delete(e.deletedAt, name)
-			}
-		}
-		e.mu.Unlock()
+		e.expireCooldowns(now)
 	}
 }
 
@@ -323,20 +321,31 @@ func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string
 // checkRedriveLocked checks that a redrive policy names an existing queue of
 // the right type whose RedriveAllowPolicy admits the source. e.mu is held.
 func (e *Engine) checkRedriveLocked(sourceArn string, p *RedrivePolicy, fifo bool) error {
+	return e.checkRedrive(sourceArn, p, fifo, func(name string) (QueueAttributes, bool) {
+		q, ok := e.queues[name]
+		if !ok {
+			return QueueAttributes{}, false
+		}
+		return q.Attributes(), true
+	})
+}
+
+// checkRedrive is checkRedriveLocked over the queues that settings finds by
+// name, which may be queues not yet made (Load).
+func (e *Engine) checkRedrive(sourceArn string, p *RedrivePolicy, fifo bool, settings func(name string) (QueueAttributes, bool)) error {
 	if p == nil {
 		return nil
 	}
 	region, account, name, _ := parseQueueArn(p.DeadLetterTargetArn)
-	dlq, ok := e.queues[name]
+	da, ok := settings(name)
 	if !ok || region != e.opts.Region || account != e.opts.AccountID {
 		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Dead letter target does not exist.", p.DeadLetterTargetArn)
 	}
-	da := dlq.Attributes()
 	if da.FifoQueue != fifo {
 		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Dead-letter target owner should be same as the source; a FIFO queue's dead-letter queue must also be FIFO and a standard queue's standard.", p.DeadLetterTargetArn)
 	}
 	if !da.RedriveAllowPolicy.allows(sourceArn) {
-		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Queue %s does not allow this queue to use it as a dead-letter queue (RedriveAllowPolicy).", p.DeadLetterTargetArn, dlq.arn)
+		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Queue %s does not allow this queue to use it as a dead-letter queue (RedriveAllowPolicy).", p.DeadLetterTargetArn, e.arn(name))
 	}
 	return nil
 }

@@ -59,6 +59,13 @@ type moveTasks struct {
 type moveTask struct {
 	MoveTask
 	cancel chan struct{}
+	// halted, set by Reset and Load, stops the task without a word to the
+	// store: its record goes with everything else. halt, closed once the
+	// store agrees, ends its goroutine.
+	halted bool
+	halt   chan struct{}
+	runMu  sync.Mutex // serialises its batches; guards nextAt
+	nextAt int64      // when its next batch is due
 }
 
 func (t *moveTask) active() bool { return t.Status == TaskRunning || t.Status == TaskCancelling }
@@ -138,10 +145,12 @@ func (e *Engine) CancelMoveTask(handle string) (int64, error) {
 	}
 	// The store first: a cancel it did not record would undo itself at the
 	// next start.
-	next := *t
-	next.Status = TaskCancelling
-	if err := e.saveTaskLocked(&next); err != nil {
-		return 0, err
+	if !t.halted {
+		next := t.MoveTask
+		next.Status = TaskCancelling
+		if err := e.store.update(func(tx *buntdb.Tx) error { return putTaskTx(tx, next) }); err != nil {
+			return 0, err
+		}
 	}
 	t.Status = TaskCancelling
 	close(t.cancel)
@@ -175,14 +184,19 @@ func (e *Engine) MoveTasks(sourceArn string, max int) ([]MoveTask, error) {
 }
 
 func (e *Engine) saveTaskLocked(t *moveTask) error {
-	b, err := json.Marshal(t.MoveTask)
+	if t.halted {
+		return nil
+	}
+	return e.store.update(func(tx *buntdb.Tx) error { return putTaskTx(tx, t.MoveTask) })
+}
+
+func putTaskTx(tx *buntdb.Tx, t MoveTask) error {
+	b, err := json.Marshal(t)
 	if err != nil {
 		return err
 	}
-	return e.store.update(func(tx *buntdb.Tx) error {
-		_, _, err := tx.Set(moveTaskPrefix+t.Handle, string(b), nil)
-		return err
-	})
+	_, _, err = tx.Set(moveTaskPrefix+t.Handle, string(b), nil)
+	return err
 }
 
 // loadTasks reads the stored tasks and resumes the running ones; a task
@@ -229,20 +243,26 @@ func (e *Engine) loadTasks() error {
 // once, then one a second at its rate.
 func (e *Engine) runTaskLocked(t *moveTask) {
 	t.cancel = make(chan struct{})
+	t.halt = make(chan struct{})
+	t.nextAt = e.clock.Now().UnixNano()
 	e.tasks.byHandle[t.Handle] = t
 	e.tasks.wg.Add(1)
 	go func() {
 		defer e.tasks.wg.Done()
 		for {
-			if done := e.moveBatch(t); done {
+			wait, done := e.runDueBatches(t)
+			if done {
 				return
 			}
-			tick, stop := e.clock.After(moveTaskTickInterval)
+			tick, stop := e.clock.After(wait)
 			select {
 			case <-tick:
 			case <-t.cancel:
 				stop()
 				e.finishTask(t, TaskCancelled, "")
+				return
+			case <-t.halt:
+				stop()
 				return
 			case <-e.closing:
 				stop()

@@ -50,8 +50,12 @@ type Queue struct {
 	stats     queueStats
 	sub       *Subscription
 	parts     partitioning
-	waiting   int           // receives blocked on notify
+	waiting   int           // receives blocked on the current notify
 	notify    chan struct{} // closed and replaced when messages may have become visible
+	woken     int           // receives that have left their wait and not yet tried again
+	settled   sync.Cond     // on mu; broadcast when woken falls to zero
+	watching  int           // waits blocked on the current changed
+	changed   chan struct{} // closed and replaced when any message changes state
 }
 
 func newQueue(e *Engine, rec *queueRecord) *Queue {
@@ -69,8 +73,10 @@ func newQueue(e *Engine, rec *queueRecord) *Queue {
 		sub:       rec.Subscription,
 		groups:    map[string]*group{},
 		notify:    make(chan struct{}),
+		changed:   make(chan struct{}),
 		fifo:      rec.Attributes.FifoQueue,
 	}
+	q.settled.L = &q.mu
 	if rec.LastPurge == 0 {
 		q.lastPurge = time.Time{}
 	}
@@ -264,11 +270,15 @@ func (q *Queue) clearLocked() {
 	q.timers.reset()
 	q.expiry.reset()
 	q.delayed, q.inFlight = 0, 0
+	q.changedLocked()
 }
 
-// wakeLocked tells waiting receives to look again.
+// wakeLocked tells waiting receives to look again. Settle waits until each
+// of them has (see stopWaiting).
 func (q *Queue) wakeLocked() {
 	if q.waiting > 0 {
+		q.woken += q.waiting
+		q.waiting = 0
 		close(q.notify)
 		q.notify = make(chan struct{})
 	}
@@ -289,6 +299,7 @@ func (q *Queue) insertLocked(m *message) {
 // joins the ready list (at the front if it is a redelivery), a delayed or
 // leased one waits in timers until its visibleAt.
 func (q *Queue) setStateLocked(m *message, s uint8, redelivery bool) {
+	q.changedLocked()
 	m.state = s
 	switch s {
 	case stateReady:
@@ -319,6 +330,7 @@ func (q *Queue) setStateLocked(m *message, s uint8, redelivery bool) {
 // unstateLocked takes m out of its state's list and count; its timers entry,
 // if any, goes stale.
 func (q *Queue) unstateLocked(m *message) {
+	q.changedLocked()
 	switch m.state {
 	case stateReady:
 		q.visible--

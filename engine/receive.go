@@ -51,35 +51,40 @@ func (q *Queue) Receive(ctx context.Context, opts ReceiveOptions) ([]Delivery, e
 	if opts.WaitSeconds != nil {
 		wait = *opts.WaitSeconds
 	}
-	deadline := q.e.clock.Now().Add(time.Duration(wait) * time.Second)
+	var pollEnd <-chan time.Time // the poll's own wait, armed at its first wait
+	woken := false
 	for {
 		got, wake, nextDue, err := q.receiveOnce(opts, wait > 0)
+		if woken {
+			q.retried()
+		}
 		if err != nil || len(got) > 0 || wake == nil {
 			return got, err
 		}
-		now := q.e.clock.Now()
-		d := deadline.Sub(now)
-		if due := time.Duration(nextDue - now.UnixNano()); nextDue != 0 && due < d {
-			d = due
+		if pollEnd == nil {
+			var stopPoll func()
+			pollEnd, stopPoll = q.e.pollTimer(time.Duration(wait) * time.Second)
+			defer stopPoll()
+		}
+		// A delayed or leased message becoming visible wakes the poll too.
+		var due <-chan time.Time
+		stopDue := func() {}
+		if nextDue != 0 {
+			due, stopDue = q.e.clock.After(time.Duration(nextDue - q.e.clock.Now().UnixNano()))
 		}
 		done := false
-		if deadline.After(now) {
-			timer, stop := q.e.clock.After(d)
-			select {
-			case <-wake:
-			case <-timer:
-			case <-ctx.Done():
-				done = true
-			case <-q.e.closing:
-				done = true
-			}
-			stop()
-		} else {
+		select {
+		case <-wake:
+		case <-due:
+		case <-pollEnd:
+			done = true
+		case <-ctx.Done():
+			done = true
+		case <-q.e.closing:
 			done = true
 		}
-		q.mu.Lock()
-		q.waiting--
-		q.mu.Unlock()
+		stopDue()
+		woken = q.stopWaiting(wake, !done)
 		if done {
 			return nil, ctx.Err()
 		}

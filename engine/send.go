@@ -137,13 +137,8 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 	if err := validateAttributes(in.Attributes); err != nil {
 		return Message{}, nil, err
 	}
-	for _, sa := range in.SystemAttributes {
-		if sa.Name != "AWSTraceHeader" {
-			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Message system attribute name '%s' is invalid.", sa.Name)
-		}
-		if sa.DataType != "String" || sa.StringValue == "" || !validText(sa.StringValue) {
-			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Message system attribute '%s' must be of type String with a non-empty value.", sa.Name)
-		}
+	if err := validateSystemAttributes(in.SystemAttributes); err != nil {
+		return Message{}, nil, err
 	}
 	if size := MessageSize(in); size > a.MaximumMessageSize {
 		return Message{}, nil, Errorf(ErrMessageTooLong, "One or more parameters are invalid. Reason: Message must be shorter than %d bytes.", a.MaximumMessageSize)

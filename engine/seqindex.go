@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // seqPageBits sets a page to 64 slots: 512 bytes, so a message left alone
 // in its page costs little, while a page map of a million messages stays
 // small enough to sit in cache.
@@ -63,3 +65,21 @@ func (x *seqIndex) remove(seq uint64) {
 }
 
 func (x *seqIndex) reset() { *x = seqIndex{} }
+
+// ordered returns every indexed message, lowest sequence number first.
+func (x *seqIndex) ordered() []*message {
+	keys := make([]uint64, 0, len(x.pages))
+	for k := range x.pages {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]*message, 0, x.n)
+	for _, k := range keys {
+		for _, m := range x.pages[k].slots {
+			if m != nil {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}

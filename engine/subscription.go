@@ -40,17 +40,10 @@ type DeliveryResult struct {
 
 // PutSubscription sets the queue's subscription, replacing any other.
 func (q *Queue) PutSubscription(endpoint string, batchSize, maxWait int) (Subscription, error) {
-	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Subscription{}, Errorf(ErrInvalidParameterValue, "endpoint must be an http or https URL")
+	if err := validateSubscription(endpoint, batchSize, maxWait); err != nil {
+		return Subscription{}, err
 	}
-	if batchSize < MinSubscriptionBatch || batchSize > MaxSubscriptionBatch {
-		return Subscription{}, Errorf(ErrInvalidParameterValue, "batchSize must be between %d and %d", MinSubscriptionBatch, MaxSubscriptionBatch)
-	}
-	if maxWait < 0 || maxWait > MaxSubscriptionWait {
-		return Subscription{}, Errorf(ErrInvalidParameterValue, "maxWaitSeconds must be between 0 and %d", MaxSubscriptionWait)
-	}
-	id, err := q.e.newID()
+	slug, err := q.e.newSubscriptionSlug()
 	if err != nil {
 		return Subscription{}, err
 	}
@@ -59,11 +52,6 @@ func (q *Queue) PutSubscription(endpoint string, batchSize, maxWait int) (Subscr
 	if q.deleted {
 		return Subscription{}, errNoQueue()
 	}
-	sid, err := uuid.Parse(id)
-	if err != nil {
-		return Subscription{}, err
-	}
-	slug := subscriptionSlugPrefix + slugEncoding.EncodeToString(sid[:])
 	s := &Subscription{Slug: slug, Endpoint: endpoint, BatchSize: batchSize, MaxWaitSeconds: maxWait, Created: q.e.clock.Now()}
 	old := q.sub
 	q.sub = s
@@ -72,6 +60,32 @@ func (q *Queue) PutSubscription(endpoint string, batchSize, maxWait int) (Subscr
 		return Subscription{}, err
 	}
 	return *s, nil
+}
+
+func validateSubscription(endpoint string, batchSize, maxWait int) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Errorf(ErrInvalidParameterValue, "endpoint must be an http or https URL")
+	}
+	if batchSize < MinSubscriptionBatch || batchSize > MaxSubscriptionBatch {
+		return Errorf(ErrInvalidParameterValue, "batchSize must be between %d and %d", MinSubscriptionBatch, MaxSubscriptionBatch)
+	}
+	if maxWait < 0 || maxWait > MaxSubscriptionWait {
+		return Errorf(ErrInvalidParameterValue, "maxWaitSeconds must be between 0 and %d", MaxSubscriptionWait)
+	}
+	return nil
+}
+
+func (e *Engine) newSubscriptionSlug() (string, error) {
+	id, err := e.newID()
+	if err != nil {
+		return "", err
+	}
+	sid, err := uuid.Parse(id)
+	if err != nil {
+		return "", err
+	}
+	return subscriptionSlugPrefix + slugEncoding.EncodeToString(sid[:]), nil
 }
 
 // Subscription returns the queue's subscription, if it has one.

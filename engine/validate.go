@@ -85,6 +85,21 @@ func validateAttributes(attrs []MessageAttribute) error {
 	return nil
 }
 
+// validateSystemAttributes checks the system attributes a sender may set:
+// only AWSTraceHeader, a non-empty String (API_SendMessage,
+// MessageSystemAttributes).
+func validateSystemAttributes(attrs []MessageAttribute) error {
+	for _, sa := range attrs {
+		if sa.Name != "AWSTraceHeader" {
+			return Errorf(ErrInvalidParameterValue, "Message system attribute name '%s' is invalid.", sa.Name)
+		}
+		if sa.DataType != "String" || sa.StringValue == "" || !validText(sa.StringValue) {
+			return Errorf(ErrInvalidParameterValue, "Message system attribute '%s' must be of type String with a non-empty value.", sa.Name)
+		}
+	}
+	return nil
+}
+
 func validateAttributeValue(a MessageAttribute) error {
 	base, label, _ := strings.Cut(a.DataType, ".")
 	if a.DataType == "" {

@@ -15,8 +15,10 @@ package minisqstest
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/queueconfig"
 	"github.com/minisqs/minisqs/server"
 )
@@ -36,6 +39,7 @@ type options struct {
 	cfg    server.Config
 	queues []string
 	clock  *engine.ManualClock
+	state  *engine.State
 }
 
 // WithRegion sets the region in queue ARNs and the client's region.
@@ -57,17 +61,24 @@ func WithManualClock(start time.Time) Option {
 	return func(o *options) { o.clock = engine.NewManualClock(start) }
 }
 
+// WithState starts the server holding st, a fixture as State returns it,
+// before WithQueues's queues are made.
+func WithState(st *engine.State) Option { return func(o *options) { o.state = st } }
+
 // WithConfig starts from cfg, for settings without an option of their own
 // (a db file, REST tokens, cooldowns). Its Addr and Clock are replaced.
 func WithConfig(cfg server.Config) Option { return func(o *options) { o.cfg = cfg } }
 
 // Server is a minisqs running in the test's process.
 type Server struct {
-	srv    *server.Server
-	clock  *engine.ManualClock
-	http   *http.Client
-	client *sqs.Client
-	region string
+	t          testing.TB // of RunT; nil for Run
+	srv        *server.Server
+	clock      *engine.ManualClock
+	http       *http.Client
+	client     *sqs.Client
+	adminToken string // for the control API, when REST tokens are set
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // RunT starts a server for t and stops it when t ends. It fails t if the
@@ -78,6 +89,7 @@ func RunT(t testing.TB, opts ...Option) *Server {
 	if err != nil {
 		t.Fatalf("minisqstest: %v", err)
 	}
+	s.t = t
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
 			t.Errorf("minisqstest: close: %v", err)
@@ -100,27 +112,39 @@ func Run(opts ...Option) (*Server, error) {
 	if cfg.Region == "" {
 		cfg.Region = engine.DefaultRegion
 	}
-	if len(o.queues) > 0 {
-		list, err := queueconfig.ParseList("WithQueues", strings.Join(o.queues, ","))
-		if err != nil {
-			return nil, err
-		}
-		init := cfg.Init
-		cfg.Init = func(e *engine.Engine) error {
-			if init != nil {
-				if err := init(e); err != nil {
-					return err
-				}
+	list, err := queueconfig.ParseList("WithQueues", strings.Join(o.queues, ","))
+	if err != nil {
+		return nil, err
+	}
+	init := cfg.Init
+	cfg.Init = func(e *engine.Engine) error {
+		if init != nil {
+			if err := init(e); err != nil {
+				return err
 			}
-			_, err := queueconfig.Apply(e, list)
-			return err
 		}
+		if o.state != nil {
+			if err := e.Load(o.state); err != nil {
+				return fmt.Errorf("WithState: %w", err)
+			}
+		}
+		if len(list.Queues) == 0 {
+			return nil
+		}
+		_, err := queueconfig.Apply(e, list)
+		return err
 	}
 	srv, err := server.Start(cfg)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{srv: srv, clock: o.clock, region: cfg.Region}
+	s := &Server{srv: srv, clock: o.clock}
+	for token, role := range cfg.Tokens {
+		if role == rest.RoleAdmin {
+			s.adminToken = token
+			break
+		}
+	}
 	s.http = &http.Client{Transport: inProcess{handler: srv.Handler()}}
 	s.client = sqs.New(sqs.Options{
 		Region:       cfg.Region,
@@ -132,12 +156,21 @@ func Run(opts ...Option) (*Server, error) {
 }
 
 // Close stops the server: long polls end, requests in progress finish and
-// the store closes.
+// the store closes. Closing again does nothing.
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return s.srv.Shutdown(ctx)
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.closeErr = s.srv.Shutdown(ctx)
+	})
+	return s.closeErr
 }
+
+// Addr is the server's loopback address.
+func (s *Server) Addr() net.Addr { return s.srv.Addr() }
+
+// ManualClock is the clock WithManualClock gave the server, or nil.
+func (s *Server) ManualClock() *engine.ManualClock { return s.clock }
 
 // URL is the server's endpoint on its loopback port, for clients of other
 // kinds (another SDK, the aws CLI, a process under test).

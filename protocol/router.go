@@ -1,6 +1,7 @@
 // Package protocol puts minisqs's front ends on one HTTP handler: the SQS
 // query and JSON protocols, told apart per request, the REST API, the
-// test-control routes and the service endpoints.
+// test-control API, LocalStack's developer endpoints and the service
+// endpoints.
 package protocol
 
 import (
@@ -9,9 +10,11 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/metrics"
+	"github.com/minisqs/minisqs/protocol/control"
 	"github.com/minisqs/minisqs/protocol/dispatch"
 	"github.com/minisqs/minisqs/protocol/faults"
 	"github.com/minisqs/minisqs/protocol/journal"
+	"github.com/minisqs/minisqs/protocol/localstack"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/protocol/sqs"
 )
@@ -66,7 +69,10 @@ func NewHandler(e *engine.Engine, opts Options) http.Handler {
 	// path the router does not know goes to the SQS handler, which finds the
 	// queue from the path or answers the protocol's own error.
 	router.NotFound = http.HandlerFunc(serveSQS)
-	// After NotFound is set: the REST API answers unknown /v1 paths itself.
+	// After NotFound is set: the REST API answers unknown /v1 paths itself,
+	// and the control API unknown /_minisqs paths.
 	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged, Chain: chain}).Register(router)
+	control.New(e, control.Options{Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged, Reset: rules.Clear}).Register(router)
+	localstack.Register(router, e)
 	return router
 }

@@ -31,7 +31,8 @@ type Config struct {
 	BaseURL       string
 	SkipCooldowns bool
 	Logger        *slog.Logger
-	// Clock replaces the wall clock, for tests.
+	// Clock replaces the default, an engine.OffsetClock: the wall clock,
+	// which the control API can move forward.
 	Clock engine.Clock
 	// Tokens are the REST API's bearer tokens and their roles; none leaves
 	// it open.

@@ -27,7 +27,7 @@ func (rs *Rules) Register(r *httprouter.Router, guard func(http.Handler) http.Ha
 
 func (rs *Rules) serveAdd(w http.ResponseWriter, r *http.Request) {
 	var rule Rule
-	if err := rest.Decode(w, r, &rule); err != nil {
+	if err := rest.DecodeJSON(w, r, &rule, 0, false); err != nil {
 		rest.WriteError(w, err)
 		return
 	}
@@ -36,11 +36,11 @@ func (rs *Rules) serveAdd(w http.ResponseWriter, r *http.Request) {
 		rest.WriteError(w, err)
 		return
 	}
-	rest.Write(w, http.StatusCreated, f)
+	rest.WriteJSON(w, http.StatusCreated, f)
 }
 
 func (rs *Rules) serveList(w http.ResponseWriter, _ *http.Request) {
-	rest.Write(w, http.StatusOK, struct {
+	rest.WriteJSON(w, http.StatusOK, struct {
 		Faults []Fault `json:"faults"`
 	}{rs.List()})
 }

@@ -145,5 +145,5 @@ func (j *Journal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			DurationMs: float64(e.Duration.Microseconds()) / 1000,
 		}
 	}
-	rest.Write(w, http.StatusOK, out)
+	rest.WriteJSON(w, http.StatusOK, out)
 }

@@ -13,6 +13,7 @@ package rest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,6 +71,7 @@ type call struct {
 	w      http.ResponseWriter
 	params httprouter.Params
 	rt     *route
+	limit  int64 // body size cap; 0 means MaxRequestBytes
 }
 
 // answer is what an operation returns through the dispatch chain.
@@ -260,27 +262,29 @@ func (c *call) decode(v any, emptyOK bool) error {
 	return nil
 }
 
-// body reads the request body within MaxRequestBytes. io.ReadAll grows its
-// buffer with the bytes that arrive, whatever length the request announced.
+// body reads the request body within MaxRequestBytes or the call's limit.
+// io.ReadAll grows its buffer with the bytes that arrive, whatever length
+// the request announced.
 func (c *call) body() ([]byte, error) {
-	if c.r.ContentLength > MaxRequestBytes {
+	limit := cmp.Or(c.limit, MaxRequestBytes)
+	if c.r.ContentLength > limit {
 		// Refused unread: net/http then closes the connection rather than
 		// drain the body.
-		return nil, errBodyTooLarge()
+		return nil, errBodyTooLarge(limit)
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, MaxRequestBytes))
+	b, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, limit))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, errBodyTooLarge()
+			return nil, errBodyTooLarge(limit)
 		}
 		return nil, apiErrorf(codeInvalidRequest, "Could not read the request: %v", err)
 	}
 	return b, nil
 }
 
-func errBodyTooLarge() error {
-	return apiErrorf(codeMessageTooLarge, "The request body is over %d bytes.", MaxRequestBytes)
+func errBodyTooLarge(limit int64) error {
+	return apiErrorf(codeMessageTooLarge, "The request body is over %d bytes.", limit)
 }
 
 // jsonError turns a decoding failure into an invalid_request that names the

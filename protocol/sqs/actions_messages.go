@@ -219,25 +219,30 @@ func receiveMessage(c *call, in *ReceiveMessageInput) (*ReceiveMessageOutput, er
 	sysNames := append(slices.Clone(in.AttributeNames), in.MessageSystemAttributeNames...)
 	out := &ReceiveMessageOutput{Messages: make([]Message, 0, len(got))}
 	for i := range got {
-		d := &got[i]
-		attrs := selectAttributes(d.Attributes, in.MessageAttributeNames)
-		m := Message{
-			MessageId:              d.ID,
-			ReceiptHandle:          d.ReceiptHandle,
-			MD5OfBody:              d.MD5OfBody,
-			Body:                   d.Body,
-			Attributes:             systemAttributes(d, sysNames),
-			MD5OfMessageAttributes: md5OfAttributes(attrs),
-		}
-		if len(attrs) > 0 {
-			m.MessageAttributes = messageAttributeMap{}
-			for _, a := range attrs {
-				m.MessageAttributes[a.Name] = MessageAttributeValue{StringValue: a.StringValue, BinaryValue: a.BinaryValue, DataType: a.DataType}
-			}
-		}
-		out.Messages = append(out.Messages, m)
+		out.Messages = append(out.Messages, deliveredMessage(&got[i], sysNames, in.MessageAttributeNames))
 	}
 	return out, nil
+}
+
+// deliveredMessage renders a delivery with the system and message
+// attributes that the names ask for.
+func deliveredMessage(d *engine.Delivery, sysNames, attrNames []string) Message {
+	attrs := selectAttributes(d.Attributes, attrNames)
+	m := Message{
+		MessageId:              d.ID,
+		ReceiptHandle:          d.ReceiptHandle,
+		MD5OfBody:              d.MD5OfBody,
+		Body:                   d.Body,
+		Attributes:             systemAttributes(d, sysNames),
+		MD5OfMessageAttributes: md5OfAttributes(attrs),
+	}
+	if len(attrs) > 0 {
+		m.MessageAttributes = messageAttributeMap{}
+		for _, a := range attrs {
+			m.MessageAttributes[a.Name] = MessageAttributeValue{StringValue: a.StringValue, BinaryValue: a.BinaryValue, DataType: a.DataType}
+		}
+	}
+	return m
 }
 
 // acknowledge deletes by handle. On a standard queue, as in SQS, a handle of

@@ -1,0 +1,211 @@
+package engine
+
+// Moving the clock at run time, and settling: running at once everything
+// that has come due, so that a test which moves time sees every rule apply
+// before it takes its next step.
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// clockOffsetKey keeps an OffsetClock's offset across restarts: deadlines in
+// the store are in the engine's time, which must not go back.
+const clockOffsetKey = "c:clock"
+
+// Offset is how far the engine's clock has been moved forward in all; zero
+// for a clock that cannot be moved.
+func (e *Engine) Offset() time.Duration {
+	if c, ok := e.clock.(AdjustableClock); ok {
+		return c.Offset()
+	}
+	return 0
+}
+
+// Advance moves the engine's clock forward by d and then settles. Time never
+// goes back: d must be positive. An engine whose clock cannot be moved (a
+// SystemClock) refuses.
+func (e *Engine) Advance(d time.Duration) error {
+	c, ok := e.clock.(AdjustableClock)
+	if !ok {
+		return Errorf(ErrUnsupportedOperation, "This engine's clock cannot be moved.")
+	}
+	if d <= 0 {
+		return Errorf(ErrInvalidParameterValue, "The clock moves only forward: %v is not a positive duration.", d)
+	}
+	c.Advance(d)
+	if _, ok := c.(*OffsetClock); ok {
+		if err := e.saveOffset(c.Offset()); err != nil {
+			e.log.Error("saving the clock offset", "err", err)
+		}
+	}
+	e.Settle()
+	return nil
+}
+
+// Settle runs at once, before it returns, everything due at the clock's
+// current time: move tasks move the batches they are owed, delays and
+// visibility timeouts end, retention expires messages, deduplication
+// windows and receive attempts lapse, and the cooldowns of deleted queues
+// end. Receives waiting on a queue whose messages became visible have
+// taken them by the time it returns. Purge cooldowns need nothing: they
+// are read against the clock.
+//
+// The sweeper and the receives' own timers reach the same results within a
+// second or so; Settle is for a caller, such as a test after moving the
+// clock, that must not wait for them.
+func (e *Engine) Settle() {
+	e.catchUpTasks()
+	now := e.clock.Now()
+	for _, q := range e.Queues("") {
+		q.settle(now.UnixNano())
+	}
+	e.expireCooldowns(now)
+}
+
+// settle advances q to now and waits until every receive that this woke has
+// tried again.
+func (q *Queue) settle(now int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.advance(now)
+	for q.woken > 0 {
+		q.settled.Wait()
+	}
+}
+
+// stopWaiting ends a receive's registration on wake, the notify channel it
+// waited on. From then until it has tried again (retried), the receive
+// counts in woken, whether a close of wake or its own timer woke it, so
+// that Settle waits for it. It reports whether the caller, retrying, must
+// call retried after its try.
+func (q *Queue) stopWaiting(wake chan struct{}, retrying bool) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	select {
+	case <-wake: // wakeLocked counted this receive when it closed wake
+	default:
+		q.waiting--
+		q.woken++
+	}
+	if !retrying {
+		q.retriedLocked()
+	}
+	return retrying
+}
+
+// retried records that a woken receive has tried again.
+func (q *Queue) retried() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.retriedLocked()
+}
+
+func (q *Queue) retriedLocked() {
+	if q.woken--; q.woken == 0 {
+		q.settled.Broadcast()
+	}
+}
+
+// pollTimer fires when a long poll of d has waited its time out. On a clock
+// that Advance moves as well as time, that is real time, so that moving the
+// clock ends the poll only by making messages visible; on a ManualClock,
+// where no real time passes, it is the clock's time.
+func (e *Engine) pollTimer(d time.Duration) (<-chan time.Time, func()) {
+	if c, ok := e.clock.(interface {
+		realAfter(time.Duration) (<-chan time.Time, func())
+	}); ok {
+		return c.realAfter(d)
+	}
+	return e.clock.After(d)
+}
+
+// expireCooldowns forgets deleted queues whose names may be used again.
+func (e *Engine) expireCooldowns(now time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for name, at := range e.deletedAt {
+		if now.Sub(at) >= DeleteQueueCooldown {
+			delete(e.deletedAt, name)
+		}
+	}
+}
+
+// catchUpTasks runs the batches that running move tasks are owed by now.
+func (e *Engine) catchUpTasks() {
+	e.tasks.mu.Lock()
+	var running []*moveTask
+	for _, t := range e.tasks.byHandle {
+		if t.Status == TaskRunning {
+			running = append(running, t)
+		}
+	}
+	e.tasks.mu.Unlock()
+	slices.SortFunc(running, func(a, b *moveTask) int { return int(a.Started - b.Started) })
+	for _, t := range running {
+		e.runDueBatches(t)
+	}
+}
+
+// runDueBatches moves the batches of t that are due, one for each tick since
+// the last, so that a task catches up with a clock moved forward. It
+// reports how long until the next batch is due and whether the task has
+// ended. A task's own goroutine and Settle both call it; t.runMu keeps them
+// from moving the same batch twice.
+func (e *Engine) runDueBatches(t *moveTask) (time.Duration, bool) {
+	t.runMu.Lock()
+	defer t.runMu.Unlock()
+	for {
+		e.tasks.mu.Lock()
+		status, halted := t.Status, t.halted
+		e.tasks.mu.Unlock()
+		switch {
+		case halted || status == TaskCancelling:
+			return moveTaskTickInterval, false
+		case status != TaskRunning:
+			return 0, true
+		}
+		now := e.clock.Now().UnixNano()
+		if t.nextAt > now {
+			return time.Duration(t.nextAt - now), false
+		}
+		if e.moveBatch(t) {
+			return 0, true
+		}
+		t.nextAt += int64(moveTaskTickInterval)
+	}
+}
+
+// saveOffset records the clock's offset in the store.
+func (e *Engine) saveOffset(d time.Duration) error {
+	return e.store.update(func(tx *buntdb.Tx) error {
+		_, _, err := tx.Set(clockOffsetKey, strconv.FormatInt(int64(d), 10), nil)
+		return err
+	})
+}
+
+// restoreOffset puts an OffsetClock back where the store last had it.
+func (e *Engine) restoreOffset() error {
+	c, ok := e.clock.(*OffsetClock)
+	if !ok {
+		return nil
+	}
+	return e.store.db.View(func(tx *buntdb.Tx) error {
+		v, err := tx.Get(clockOffsetKey)
+		if err == buntdb.ErrNotFound {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return err
+		}
+		c.SetOffset(time.Duration(n))
+		return nil
+	})
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/minisqs/minisqs/internal/testenv"
+)
+
+func TestParseFlags(t *testing.T) {
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	base := []string{"-minisqs", "m", "-floor", "f"}
+
+	cfg, err := parseFlags(base, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.mode != "memory" || cfg.msgs != 4000 || cfg.cpuMsgs != 50000 || cfg.idle != 10*time.Second {
+		t.Errorf("defaults: %+v", cfg)
+	}
+
+	env[msgsEnv], env[cpuMsgsEnv] = "300", "4000"
+	if cfg, err = parseFlags(append(base, "--mode", "db"), getenv); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.mode != "db" || cfg.msgs != 300 || cfg.cpuMsgs != 4000 {
+		t.Errorf("from the environment and --mode db: %+v", cfg)
+	}
+	if cfg, err = parseFlags(append(base, "-msgs", "50"), getenv); err != nil || cfg.msgs != 50 {
+		t.Errorf("a flag over the environment: msgs %d, %v; want 50", cfg.msgs, err)
+	}
+
+	for _, bad := range [][]string{
+		{"-floor", "f"},
+		append(base, "-mode", "disk"),
+		append(base, "-msgs", "15"),
+		append(base, "-cpu-msgs", "0"),
+		append(base, "extra"),
+	} {
+		if _, err := parseFlags(bad, getenv); err == nil {
+			t.Errorf("parseFlags(%q): no error", bad)
+		}
+	}
+}
+
+func TestDumpTotal(t *testing.T) {
+	dump := "version: 1\ncreator: callgrind-3.19.0\nevents: Ir\nsummary: 18446744073709493249\nfn=(1) main\n3 5\ntotals: 58367\n"
+	n, err := dumpTotal(strings.NewReader(dump))
+	if err != nil || n != 58367 {
+		t.Errorf("dumpTotal = %d, %v; want 58367 from the totals line", n, err)
+	}
+	if _, err := dumpTotal(strings.NewReader("events: Ir\n")); err == nil {
+		t.Error("a dump with no totals: no error")
+	}
+}
+
+func TestFormats(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{count(0), "0"},
+		{count(999.6), "1,000"},
+		{count(1234567), "1,234,567"},
+		{ratio(3, 2), "1.50x"},
+		{ratio(3, 0), "-"},
+		{micros(12.345), "12.35"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	cfg := config{mode: "memory", msgs: 2000, cpuMsgs: 50000, idle: 10 * time.Second}
+	res := results{
+		instr: map[string]figures{
+			floorName: {"send": 10_000, "receive": 20_000, "cycle": 30_000, "idle": 100},
+			mainName:  {"send": 15_000, "receive": 50_000, "cycle": 90_000, "idle": 60_000},
+			otherName: {"cycle": 99_000},
+		},
+		cpu: map[string]figures{
+			floorName: {"send": 2, "receive": 4, "cycle": 6, "idle": 0},
+			mainName:  {"send": 4, "receive": 8, "cycle": 12, "idle": 10_000},
+			otherName: {"cycle": 15},
+		},
+	}
+	var out bytes.Buffer
+	writeTable(&out, cfg, res)
+	rows := tableRows(t, out.String())
+	want := map[string][]string{
+		"send, per msg":                {"15,000", "10,000", "1.50x", "<= 20k", "yes", "4.00", "2.00", "2.00x"},
+		"receive + delete, per msg":    {"50,000", "20,000", "2.50x", "<= 40k", "no", "8.00", "4.00", "2.00x"},
+		"cycle, per msg":               {"90,000", "30,000", "3.00x", "<= 60k", "no", "12.00", "6.00", "2.00x"},
+		"idle 10s, in total":           {"60,000", "100", "600.00x", "<= 50k", "no", "10,000", "0", "-"},
+		"cycle --db everysec, per msg": {"99,000", "30,000", "3.30x", "-", "-", "15.00", "6.00", "2.50x"},
+	}
+	if !maps.EqualFunc(rows, want, slices.Equal) {
+		t.Errorf("rows %q, want %q:\n%s", rows, want, out.String())
+	}
+	if !strings.Contains(out.String(), "/ in memory: instructions 1.10x, CPU 1.25x (target <= 1.2x)") {
+		t.Errorf("no ratio of db to memory:\n%s", out.String())
+	}
+
+	res.instr = nil
+	out.Reset()
+	writeTable(&out, cfg, res)
+	if got := tableRows(t, out.String())["send, per msg"]; !slices.Equal(got, []string{"-", "-", "-", "<= 20k", "-", "4.00", "2.00", "2.00x"}) {
+		t.Errorf("send without valgrind: %q\n%s", got, out.String())
+	}
+	if !strings.Contains(out.String(), "instructions: skipped") {
+		t.Errorf("no word of the skipped instructions:\n%s", out.String())
+	}
+}
+
+// tableRows reads the table's rows by label, checking that every line of
+// it, headings too, is as wide as the others: the columns are aligned.
+func tableRows(t *testing.T, text string) map[string][]string {
+	t.Helper()
+	lines := strings.Split(text, "\n")
+	start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "phase ") })
+	if start < 1 {
+		t.Fatalf("no table:\n%s", text)
+	}
+	rows := map[string][]string{}
+	width := utf8.RuneCountInString(lines[start])
+	for _, l := range lines[start+1:] {
+		if l == "" {
+			break
+		}
+		if n := utf8.RuneCountInString(l); n != width {
+			t.Errorf("line %q is %d wide, the header %d", l, n, width)
+		}
+		cells := regexp.MustCompile(` {3,}`).Split(l, -1)
+		rows[cells[0]] = cells[1:]
+	}
+	return rows
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// binaries builds minisqs and the floor once per test run.
+func binaries(t *testing.T) (minisqs, floor string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		if binDir, buildErr = os.MkdirTemp("", "benchload-bin"); buildErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", binDir+"/", "github.com/minisqs/minisqs/cmd/minisqs", "github.com/minisqs/minisqs/internal/benchfloor").CombinedOutput()
+		if err != nil {
+			buildErr = &buildError{err, out}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(binDir, "minisqs"), filepath.Join(binDir, "benchfloor")
+}
+
+type buildError struct {
+	err error
+	out []byte
+}
+
+func (e *buildError) Error() string { return "go build: " + e.err.Error() + "\n" + string(e.out) }
+
+// TestRunWithoutValgrind drives both servers in both modes through every
+// phase, with few messages, and checks that each figure was measured.
+func TestRunWithoutValgrind(t *testing.T) {
+	minisqs, floor := binaries(t)
+	for _, mode := range []string{"memory", "db"} {
+		b, err := newBench(config{minisqs: minisqs, floor: floor, mode: mode, msgs: 10, cpuMsgs: 200, idle: time.Millisecond}, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.close()
+		res, err := b.measureAll(context.Background())
+		if err != nil {
+			t.Fatalf("mode %s: %v", mode, err)
+		}
+		if res.instr != nil {
+			t.Errorf("mode %s: instruction counts without valgrind: %v", mode, res.instr)
+		}
+		for name, phases := range map[string][]string{floorName: {"send", "receive", "cycle", "idle"}, mainName: {"send", "receive", "cycle", "idle"}, otherName: {"cycle"}} {
+			f := res.cpu[name]
+			if len(f) != len(phases) {
+				t.Errorf("mode %s, %s: figures %v, want %v", mode, name, f, phases)
+			}
+			for _, ph := range phases {
+				if v, ok := f[ph]; !ok || v < 0 {
+					t.Errorf("mode %s, %s, %s: CPU %v (measured: %v)", mode, name, ph, v, ok)
+				}
+			}
+		}
+	}
+}
+
+// TestCallgrindMeter counts the floor's instructions for one phase under
+// callgrind: a count of instructions, per message, that no idle server
+// reaches.
+func TestCallgrindMeter(t *testing.T) {
+	tool := callgrindTool{lookPath("valgrind"), lookPath("callgrind_control")}
+	if tool.valgrind == "" || tool.control == "" {
+		testenv.Missing(t, "valgrind (Debian's valgrind package) is not installed")
+	}
+	minisqs, floor := binaries(t)
+	b, err := newBench(config{minisqs: minisqs, floor: floor, mode: "memory"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	floorSrv, mainSrv, _ := b.servers()
+	if err := b.record(context.Background(), mainSrv); err != nil {
+		t.Fatal(err)
+	}
+	f, err := b.measure(context.Background(), floorSrv, phases(0)[:1], 20, tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A SendMessageBatch of 10 through net/http takes some thousands of
+	// instructions a message; the instructions of an idle Go server over the
+	// phase would be tens a message.
+	if got := f["send"]; got < 1000 || got > 10_000_000 {
+		t.Errorf("floor's send: %v instructions a message, want thousands", got)
+	}
+}

@@ -1,0 +1,131 @@
+// Command benchload is the driver of scripts/bench. It drives the minisqs
+// binary and the floor server (internal/benchfloor) with the same
+// aws-sdk-go-v2 workload (internal/sqsload), one client on 127.0.0.1, and
+// prints what each costs the server in phases: SendMessageBatch,
+// ReceiveMessage + DeleteMessageBatch, the full cycle, and 10 s idle. It
+// measures each phase twice, in two runs of each server: the user-space
+// instructions the server executes under valgrind's callgrind, and the CPU
+// time (user + system) the kernel counts for it without valgrind. It then
+// runs the cycle with minisqs in its other storage mode, to compare a
+// --db file with memory.
+//
+// Usage:
+//
+//	benchload -minisqs BIN -floor BIN [-mode memory|db] [-msgs N] [-cpu-msgs N] [-idle 10s]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+)
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:], os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchload:", err)
+		os.Exit(2)
+	}
+	if err := run(context.Background(), cfg, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "benchload:", err)
+		os.Exit(1)
+	}
+}
+
+// config is what one run measures.
+type config struct {
+	minisqs, floor string // the binaries
+	mode           string // minisqs's storage in the main table: "memory" or "db"
+	msgs           int    // messages in each phase under callgrind
+	cpuMsgs        int    // messages in each phase without valgrind
+	idle           time.Duration
+	// valgrind and callgrindControl are the tools' paths; with either
+	// empty, the instruction columns are skipped.
+	valgrind, callgrindControl string
+}
+
+// Environment variables that set the flags' defaults.
+const (
+	msgsEnv    = "MINISQS_BENCH_MSGS"
+	cpuMsgsEnv = "MINISQS_BENCH_CPU_MSGS"
+)
+
+func parseFlags(args []string, getenv func(string) string) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("benchload", flag.ContinueOnError)
+	fs.StringVar(&cfg.minisqs, "minisqs", "", "the minisqs binary")
+	fs.StringVar(&cfg.floor, "floor", "", "the benchfloor binary")
+	fs.StringVar(&cfg.mode, "mode", "memory", "minisqs's storage for the main table: memory, or db (--db FILE --fsync everysec); the cycle runs in the other too")
+	msgs := fs.String("msgs", envOr(getenv, msgsEnv, "4000"), "messages in each phase under callgrind, a multiple of 10 (default from "+msgsEnv+")")
+	cpuMsgs := fs.String("cpu-msgs", envOr(getenv, cpuMsgsEnv, "50000"), "messages in each phase for the CPU time, a multiple of 10 (default from "+cpuMsgsEnv+")")
+	fs.DurationVar(&cfg.idle, "idle", 10*time.Second, "how long the idle phase lasts")
+	fs.StringVar(&cfg.valgrind, "valgrind", lookPath("valgrind"), "valgrind; empty skips the instruction counts")
+	fs.StringVar(&cfg.callgrindControl, "callgrind-control", lookPath("callgrind_control"), "callgrind_control, which comes with valgrind")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if cfg.minisqs == "" || cfg.floor == "" {
+		return config{}, fmt.Errorf("-minisqs and -floor are both needed")
+	}
+	if cfg.mode != "memory" && cfg.mode != "db" {
+		return config{}, fmt.Errorf("-mode %q: want memory or db", cfg.mode)
+	}
+	var err error
+	if cfg.msgs, err = batches("-msgs", *msgs); err != nil {
+		return config{}, err
+	}
+	if cfg.cpuMsgs, err = batches("-cpu-msgs", *cpuMsgs); err != nil {
+		return config{}, err
+	}
+	return cfg, nil
+}
+
+func envOr(getenv func(string) string, name, def string) string {
+	if v := getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// lookPath is the tool's path, or empty if it is not installed.
+func lookPath(name string) string {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// batches parses a count of messages, which the workload sends in whole
+// batches.
+func batches(name, s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 || n%batchSize != 0 {
+		return 0, fmt.Errorf("%s %q: want a positive multiple of %d", name, s, batchSize)
+	}
+	return n, nil
+}
+
+// run measures every server in every phase and writes the table to out,
+// and its progress to log.
+func run(ctx context.Context, cfg config, out, log io.Writer) error {
+	b, err := newBench(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	res, err := b.measureAll(ctx)
+	if err != nil {
+		return err
+	}
+	writeTable(out, cfg, res)
+	return nil
+}
