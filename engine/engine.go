@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -59,9 +58,9 @@ type Engine struct {
 	log     *slog.Logger
 
 	mu        sync.RWMutex // guards queues, byID, deletedAt and lastNum
-	queues    map[string]*Queue
+	queues    map[queueRef]*Queue
 	byID      map[string]*Queue
-	deletedAt map[string]time.Time
+	deletedAt map[queueRef]time.Time
 	lastNum   uint64 // highest queue number ever given out, as stored
 
 	tasks moveTasks
@@ -105,9 +104,9 @@ func Open(opts Options) (*Engine, error) {
 		clock:     opts.Clock,
 		store:     st,
 		log:       opts.Logger,
-		queues:    map[string]*Queue{},
+		queues:    map[queueRef]*Queue{},
 		byID:      map[string]*Queue{},
-		deletedAt: map[string]time.Time{},
+		deletedAt: map[queueRef]time.Time{},
 		closing:   make(chan struct{}),
 	}
 	if err := e.restoreOffset(); err != nil {
@@ -157,10 +156,6 @@ func (e *Engine) Now() time.Time { return e.clock.Now() }
 // the same time.
 func (e *Engine) Clock() Clock { return e.clock }
 
-func (e *Engine) arn(name string) string {
-	return "arn:aws:sqs:" + e.opts.Region + ":" + e.opts.AccountID + ":" + name
-}
-
 func (e *Engine) newID() (string, error) {
 	u, err := uuid.NewRandomFromReader(e.opts.Random)
 	if err != nil {
@@ -196,6 +191,13 @@ func (e *Engine) load() error {
 	}
 	now := e.clock.Now().UnixNano()
 	for _, rec := range recs {
+		if rec.Account == "" {
+			ns := e.DefaultNamespace()
+			if err := e.store.placeQueue(rec, ns); err != nil {
+				return fmt.Errorf("place queue %s in the default namespace: %w", rec.Name, err)
+			}
+			rec.Account, rec.Region = ns.Account, ns.Region
+		}
 		if rec.Num == 0 {
 			if err := e.numberQueue(rec); err != nil {
 				return fmt.Errorf("number queue %s: %w", rec.Name, err)
@@ -205,7 +207,7 @@ func (e *Engine) load() error {
 		if err := q.loadMessages(now); err != nil {
 			return fmt.Errorf("load queue %s: %w", rec.Name, err)
 		}
-		e.queues[q.name] = q
+		e.queues[q.ref()] = q
 		e.byID[q.id] = q
 	}
 	return nil
@@ -233,7 +235,7 @@ func (e *Engine) sweep() {
 		case <-tick:
 		}
 		now := e.clock.Now()
-		for _, q := range e.Queues("") {
+		for _, q := range e.AllQueues() {
 			q.mu.Lock()
 			q.advance(now.UnixNano())
 			q.updatePartitionsLocked()
@@ -261,9 +263,14 @@ func ValidQueueName(name string) bool {
 	return true
 }
 
-// CreateQueue creates a queue, or returns the existing one of that name
-// when every attribute the call names has the value it already has.
+// CreateQueue is CreateQueueIn the default namespace.
 func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string]string) (*Queue, error) {
+	return e.CreateQueueIn(e.DefaultNamespace(), name, attrs, tags)
+}
+
+// CreateQueueIn creates a queue in ns, or returns the existing one of that
+// name when every attribute the call names has the value it already has.
+func (e *Engine) CreateQueueIn(ns Namespace, name string, attrs AttributeUpdate, tags map[string]string) (*Queue, error) {
 	if !ValidQueueName(name) {
 		return nil, Errorf(ErrInvalidParameterValue, "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length")
 	}
@@ -284,17 +291,18 @@ func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if q, ok := e.queues[name]; ok {
+	ref := queueRef{ns, name}
+	if q, ok := e.queues[ref]; ok {
 		if diff := attrs.differing(q.Attributes()); len(diff) > 0 {
 			return nil, Errorf(ErrQueueNameExists, "A queue already exists with the same name and a different value for attribute %s", strings.Join(diff, ", "))
 		}
 		return q, nil
 	}
-	if at, ok := e.deletedAt[name]; ok && !e.opts.SkipCooldowns && e.clock.Now().Sub(at) < DeleteQueueCooldown {
+	if at, ok := e.deletedAt[ref]; ok && !e.opts.SkipCooldowns && e.clock.Now().Sub(at) < DeleteQueueCooldown {
 		return nil, Errorf(ErrQueueDeletedRecently, "You must wait 60 seconds after deleting a queue before you can create another with the same name.")
 	}
 	a := DefaultAttributes(fifo)
-	if err := e.checkRedriveLocked(e.arn(name), attrs.RedrivePolicy, fifo); err != nil {
+	if err := e.checkRedriveLocked(ns.Arn(name), attrs.RedrivePolicy, fifo); err != nil {
 		return nil, err
 	}
 	attrs.apply(&a)
@@ -306,23 +314,23 @@ func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string
 		return nil, err
 	}
 	now := e.clock.Now().UnixNano()
-	rec := &queueRecord{ID: id, Name: name, Num: e.lastNum + 1, Created: now, Modified: now, Attributes: a, Tags: maps.Clone(tags)}
+	rec := &queueRecord{ID: id, Name: name, Account: ns.Account, Region: ns.Region, Num: e.lastNum + 1, Created: now, Modified: now, Attributes: a, Tags: maps.Clone(tags)}
 	if err := e.store.createQueue(rec); err != nil {
 		return nil, err
 	}
 	e.lastNum = rec.Num
 	q := newQueue(e, rec)
-	e.queues[name] = q
+	e.queues[ref] = q
 	e.byID[id] = q
-	delete(e.deletedAt, name)
+	delete(e.deletedAt, ref)
 	return q, nil
 }
 
 // checkRedriveLocked checks that a redrive policy names an existing queue of
 // the right type whose RedriveAllowPolicy admits the source. e.mu is held.
 func (e *Engine) checkRedriveLocked(sourceArn string, p *RedrivePolicy, fifo bool) error {
-	return e.checkRedrive(sourceArn, p, fifo, func(name string) (QueueAttributes, bool) {
-		q, ok := e.queues[name]
+	return e.checkRedrive(sourceArn, p, fifo, func(ns Namespace, name string) (QueueAttributes, bool) {
+		q, ok := e.queues[queueRef{ns, name}]
 		if !ok {
 			return QueueAttributes{}, false
 		}
@@ -331,34 +339,31 @@ func (e *Engine) checkRedriveLocked(sourceArn string, p *RedrivePolicy, fifo boo
 }
 
 // checkRedrive is checkRedriveLocked over the queues that settings finds by
-// name, which may be queues not yet made (Load).
-func (e *Engine) checkRedrive(sourceArn string, p *RedrivePolicy, fifo bool, settings func(name string) (QueueAttributes, bool)) error {
+// namespace and name, which may be queues not yet made (Load). The
+// dead-letter queue may be in another account or region: SQS's guide only
+// advises keeping them together ("Using dead-letter queues in Amazon SQS").
+func (e *Engine) checkRedrive(sourceArn string, p *RedrivePolicy, fifo bool, settings func(ns Namespace, name string) (QueueAttributes, bool)) error {
 	if p == nil {
 		return nil
 	}
 	region, account, name, _ := parseQueueArn(p.DeadLetterTargetArn)
-	da, ok := settings(name)
-	if !ok || region != e.opts.Region || account != e.opts.AccountID {
+	dlqNS := Namespace{Account: account, Region: region}
+	da, ok := settings(dlqNS, name)
+	if !ok {
 		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Dead letter target does not exist.", p.DeadLetterTargetArn)
 	}
 	if da.FifoQueue != fifo {
 		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Dead-letter target owner should be same as the source; a FIFO queue's dead-letter queue must also be FIFO and a standard queue's standard.", p.DeadLetterTargetArn)
 	}
 	if !da.RedriveAllowPolicy.allows(sourceArn) {
-		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Queue %s does not allow this queue to use it as a dead-letter queue (RedriveAllowPolicy).", p.DeadLetterTargetArn, e.arn(name))
+		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Queue %s does not allow this queue to use it as a dead-letter queue (RedriveAllowPolicy).", p.DeadLetterTargetArn, dlqNS.Arn(name))
 	}
 	return nil
 }
 
-// Queue returns the queue called name.
+// Queue returns the queue called name in the default namespace.
 func (e *Engine) Queue(name string) (*Queue, error) {
-	e.mu.RLock()
-	q, ok := e.queues[name]
-	e.mu.RUnlock()
-	if !ok {
-		return nil, errNoQueue()
-	}
-	return q, nil
+	return e.QueueIn(e.DefaultNamespace(), name)
 }
 
 // QueueByID returns the queue with the given UUID.
@@ -375,28 +380,20 @@ func (e *Engine) QueueByID(id string) (*Queue, error) {
 // QueueByArn returns the queue an ARN names.
 func (e *Engine) QueueByArn(arn string) (*Queue, error) {
 	region, account, name, ok := parseQueueArn(arn)
-	if !ok || region != e.opts.Region || account != e.opts.AccountID {
+	if !ok {
 		return nil, errNoQueue()
 	}
-	return e.Queue(name)
+	return e.QueueIn(Namespace{Account: account, Region: region}, name)
 }
 
 func errNoQueue() error {
 	return Errorf(ErrQueueDoesNotExist, "The specified queue does not exist.")
 }
 
-// Queues lists the queues whose names start with prefix, sorted by name.
+// Queues lists the queues of the default namespace whose names start with
+// prefix, sorted by name.
 func (e *Engine) Queues(prefix string) []*Queue {
-	e.mu.RLock()
-	out := make([]*Queue, 0, len(e.queues))
-	for name, q := range e.queues {
-		if strings.HasPrefix(name, prefix) {
-			out = append(out, q)
-		}
-	}
-	e.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
+	return e.QueuesIn(e.DefaultNamespace(), prefix)
 }
 
 // DeleteQueue deletes q and its messages. Waiting receives on it end with
@@ -409,15 +406,15 @@ func (e *Engine) DeleteQueue(q *Queue) error {
 	}
 	// The store first: a queue it still holds would come back at the next
 	// start.
-	if err := e.store.deleteQueue(q.name, q.id, q.keyspace); err != nil {
+	if err := e.store.deleteQueue(q.ns, q.name, q.id, q.keyspace); err != nil {
 		return err
 	}
 	e.mu.Lock()
-	if e.queues[q.name] == q {
-		delete(e.queues, q.name)
+	if e.queues[q.ref()] == q {
+		delete(e.queues, q.ref())
 	}
 	delete(e.byID, q.id)
-	e.deletedAt[q.name] = e.clock.Now()
+	e.deletedAt[q.ref()] = e.clock.Now()
 	e.mu.Unlock()
 	q.deleted = true
 	q.clearLocked()
@@ -428,7 +425,7 @@ func (e *Engine) DeleteQueue(q *Queue) error {
 // DeadLetterSourceQueues lists the queues whose RedrivePolicy names q.
 func (e *Engine) DeadLetterSourceQueues(q *Queue) []*Queue {
 	var out []*Queue
-	for _, src := range e.Queues("") {
+	for _, src := range e.AllQueues() {
 		if p := src.Attributes().RedrivePolicy; p != nil && p.DeadLetterTargetArn == q.arn {
 			out = append(out, src)
 		}

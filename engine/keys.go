@@ -7,7 +7,8 @@ import (
 	"github.com/tidwall/buntdb"
 )
 
-// Keys: "q:NAME" holds a queue; "m:KEYSPACE:SEQ" a message's immutable
+// Keys: "q:ACCOUNT:REGION:NAME" holds a queue (stores written before
+// namespaces have "q:NAME", moved to the default namespace when opened); "m:KEYSPACE:SEQ" a message's immutable
 // record and "s:KEYSPACE:SEQ" its state; "c:queues" the last queue number
 // given out; "c:seq:KEYSPACE" a queue's sequence counter. KEYSPACE is the queue's number in base 36 rather than its
 // 36-character id, and SEQ is hex after one character giving its length,
@@ -26,7 +27,12 @@ const (
 // as its stored messages no longer show it.
 func seqKey(keyspace string) string { return seqKeyPrefix + keyspace }
 
-func queueKey(name string) string { return queuePrefix + name }
+func queueKey(ns Namespace, name string) string {
+	return queuePrefix + ns.Account + ":" + ns.Region + ":" + name
+}
+
+// oldQueueKey is a queue's key in a store written before namespaces.
+func oldQueueKey(name string) string { return queuePrefix + name }
 
 // messageKey and stateKey name a message's two records.
 func messageKey(keyspace string, seq uint64) string { return recordKey(messagePrefix, keyspace, seq) }

@@ -277,15 +277,15 @@ func TestPersistDeletedQueueStaysDeleted(t *testing.T) {
 func TestStoreDeleteQueueKeepsNewerRecord(t *testing.T) {
 	e, _ := newTestEngine(t, Options{SkipCooldowns: true})
 	old := mustCreate(t, e, "x", AttributeUpdate{}, nil)
-	newer := &queueRecord{ID: "newer", Name: "x", Num: old.num + 1}
+	newer := &queueRecord{ID: "newer", Name: "x", Account: DefaultAccountID, Region: DefaultRegion, Num: old.num + 1}
 	if err := e.store.createQueue(newer); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.deleteQueue("x", old.id, old.keyspace); err != nil {
+	if err := e.store.deleteQueue(e.DefaultNamespace(), "x", old.id, old.keyspace); err != nil {
 		t.Fatal(err)
 	}
 	err := e.store.db.View(func(tx *buntdb.Tx) error {
-		_, err := tx.Get(queueKey("x"))
+		_, err := tx.Get(queueKey(e.DefaultNamespace(), "x"))
 		return err
 	})
 	if err != nil {
@@ -307,7 +307,7 @@ func TestPersistNumbersOldQueues(t *testing.T) {
 		rec := queueRecord{ID: fmt.Sprintf("00000000-0000-4000-8000-00000000000%d", i), Name: name, Created: now, Modified: now, Attributes: DefaultAttributes(false)}
 		b, _ := json.Marshal(rec)
 		err := db.Update(func(tx *buntdb.Tx) error {
-			if _, _, err := tx.Set(queueKey(name), string(b), nil); err != nil {
+			if _, _, err := tx.Set(oldQueueKey(name), string(b), nil); err != nil {
 				return err
 			}
 			for seq := uint64(1); seq <= 2; seq++ {

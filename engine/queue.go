@@ -23,6 +23,7 @@ type Queue struct {
 	num      uint64   // names its keyspace in the store
 	keyspace string   // num as store keys spell it, kept for the hot paths
 	name     string
+	ns       Namespace
 	arn      string
 	created  time.Time
 	fifo     bool
@@ -65,7 +66,8 @@ func newQueue(e *Engine, rec *queueRecord) *Queue {
 		num:       rec.Num,
 		keyspace:  keyspaceOf(rec.Num),
 		name:      rec.Name,
-		arn:       e.arn(rec.Name),
+		ns:        rec.namespace(),
+		arn:       rec.namespace().Arn(rec.Name),
 		created:   time.Unix(0, rec.Created),
 		modified:  time.Unix(0, rec.Modified),
 		tags:      rec.Tags,
@@ -87,6 +89,11 @@ func newQueue(e *Engine, rec *queueRecord) *Queue {
 	q.attrs.Store(&a)
 	return q
 }
+
+// Namespace is the account and region the queue lives in.
+func (q *Queue) Namespace() Namespace { return q.ns }
+
+func (q *Queue) ref() queueRef { return queueRef{q.ns, q.name} }
 
 // ID, Name, Arn and Created identify the queue.
 func (q *Queue) ID() string         { return q.id }
@@ -129,7 +136,7 @@ func (q *Queue) saveLocked() error {
 
 func (q *Queue) record() *queueRecord {
 	rec := &queueRecord{
-		ID: q.id, Name: q.name, Num: q.num, Created: q.created.UnixNano(), Modified: q.modified.UnixNano(),
+		ID: q.id, Name: q.name, Account: q.ns.Account, Region: q.ns.Region, Num: q.num, Created: q.created.UnixNano(), Modified: q.modified.UnixNano(),
 		Attributes: q.Attributes(), Tags: q.tags, Subscription: q.sub,
 	}
 	if !q.lastPurge.IsZero() {
@@ -205,6 +212,18 @@ func (q *Queue) Untag(keys []string) error {
 	for _, k := range keys {
 		delete(next, k)
 	}
+	return q.saveTagsLocked(next)
+}
+
+// ReplaceTags makes tags the queue's whole set of tags, in one change:
+// tags that are not named are removed.
+func (q *Queue) ReplaceTags(tags map[string]string) error {
+	next := maps.Clone(tags)
+	if err := validateTags(next); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	return q.saveTagsLocked(next)
 }
 

@@ -155,13 +155,13 @@ func (e *Engine) replace(next *world) error {
 		e.bringBack(old, oldTasks)
 		return err
 	}
-	e.queues = make(map[string]*Queue, len(next.queues))
+	e.queues = make(map[queueRef]*Queue, len(next.queues))
 	e.byID = make(map[string]*Queue, len(next.queues))
 	for _, q := range next.queues {
-		e.queues[q.name] = q
+		e.queues[q.ref()] = q
 		e.byID[q.id] = q
 	}
-	e.deletedAt = map[string]time.Time{}
+	e.deletedAt = map[queueRef]time.Time{}
 	e.lastNum = lastNum
 	e.mu.Unlock()
 
@@ -214,7 +214,7 @@ func (e *Engine) replace(next *world) error {
 	return nil
 }
 
-func allMarked(queues map[string]*Queue, marked map[*Queue]bool) bool {
+func allMarked(queues map[queueRef]*Queue, marked map[*Queue]bool) bool {
 	for _, q := range queues {
 		if !marked[q] {
 			return false

@@ -60,7 +60,7 @@ func (e *Engine) Advance(d time.Duration) error {
 func (e *Engine) Settle() {
 	e.catchUpTasks()
 	now := e.clock.Now()
-	for _, q := range e.Queues("") {
+	for _, q := range e.AllQueues() {
 		q.settle(now.UnixNano())
 	}
 	e.expireCooldowns(now)

@@ -30,8 +30,11 @@ type State struct {
 // QueueState is one queue, its settings and its messages.
 type QueueState struct {
 	// ID is the queue's UUID; Load makes one when it is empty.
-	ID                string
-	Name              string
+	ID   string
+	Name string
+	// Account and Region are the queue's namespace; Load takes the
+	// engine's own for either left empty.
+	Account, Region   string
 	Created, Modified time.Time
 	Attributes        QueueAttributes
 	Tags              map[string]string
@@ -83,7 +86,7 @@ type DeduplicationState struct {
 // runs when that matters.
 func (e *Engine) State() (*State, error) {
 	s := &State{Queues: []QueueState{}, MoveTasks: []MoveTask{}}
-	for _, q := range e.Queues("") {
+	for _, q := range e.AllQueues() {
 		qs, err := q.state()
 		if CodeOf(err) == ErrQueueDoesNotExist {
 			continue // deleted meanwhile
@@ -112,7 +115,7 @@ func (q *Queue) state() (QueueState, error) {
 	}
 	q.advance(q.e.clock.Now().UnixNano())
 	qs := QueueState{
-		ID: q.id, Name: q.name, Created: utc(q.created), Modified: utc(q.modified),
+		ID: q.id, Name: q.name, Account: q.ns.Account, Region: q.ns.Region, Created: utc(q.created), Modified: utc(q.modified),
 		Attributes: q.Attributes(), Tags: maps.Clone(q.tags), LastPurge: utc(q.lastPurge),
 		LastSequence: q.seq.Load(), Messages: []MessageState{},
 	}
@@ -229,14 +232,15 @@ func stateError(where string, err error) error {
 // one yet.
 func (e *Engine) build(s *State) (*world, error) {
 	now := e.clock.Now()
-	settings := map[string]QueueAttributes{}
+	settings := map[queueRef]QueueAttributes{}
 	for i := range s.Queues {
 		qs := &s.Queues[i]
+		ref := queueRef{e.Namespace(qs.Account, qs.Region), qs.Name}
 		where := fmt.Sprintf("queue %d (%s)", i, qs.Name)
 		if !ValidQueueName(qs.Name) {
 			return nil, Errorf(ErrInvalidParameterValue, "%s: the name is not a valid queue name", where)
 		}
-		if _, dup := settings[qs.Name]; dup {
+		if _, dup := settings[ref]; dup {
 			return nil, Errorf(ErrInvalidParameterValue, "%s: a second queue of that name", where)
 		}
 		a := qs.Attributes
@@ -250,10 +254,10 @@ func (e *Engine) build(s *State) (*world, error) {
 		if err := a.check(); err != nil {
 			return nil, stateError(where, err)
 		}
-		settings[qs.Name] = a
+		settings[ref] = a
 	}
-	lookup := func(name string) (QueueAttributes, bool) {
-		a, ok := settings[name]
+	lookup := func(ns Namespace, name string) (QueueAttributes, bool) {
+		a, ok := settings[queueRef{ns, name}]
 		return a, ok
 	}
 	w := &world{}
@@ -302,9 +306,10 @@ func (a QueueAttributes) asUpdate() AttributeUpdate {
 	return u
 }
 
-func (e *Engine) buildQueue(qs *QueueState, now time.Time, settings func(string) (QueueAttributes, bool)) (*Queue, []loadedMessage, error) {
+func (e *Engine) buildQueue(qs *QueueState, now time.Time, settings func(Namespace, string) (QueueAttributes, bool)) (*Queue, []loadedMessage, error) {
 	a := qs.Attributes
-	if err := e.checkRedrive(e.arn(qs.Name), a.RedrivePolicy, a.FifoQueue, settings); err != nil {
+	ns := e.Namespace(qs.Account, qs.Region)
+	if err := e.checkRedrive(ns.Arn(qs.Name), a.RedrivePolicy, a.FifoQueue, settings); err != nil {
 		return nil, nil, err
 	}
 	if err := validateTags(qs.Tags); err != nil {
@@ -320,7 +325,7 @@ func (e *Engine) buildQueue(qs *QueueState, now time.Time, settings func(string)
 		return nil, nil, Errorf(ErrInvalidParameterValue, "the id %q is not a UUID in its canonical form", id)
 	}
 	created, modified := orNow(qs.Created, now), orNow(qs.Modified, now)
-	rec := &queueRecord{ID: id, Name: qs.Name, Created: created.UnixNano(), Modified: modified.UnixNano(), Attributes: a, Tags: maps.Clone(qs.Tags)}
+	rec := &queueRecord{ID: id, Name: qs.Name, Account: ns.Account, Region: ns.Region, Created: created.UnixNano(), Modified: modified.UnixNano(), Attributes: a, Tags: maps.Clone(qs.Tags)}
 	if !qs.LastPurge.IsZero() {
 		rec.LastPurge = qs.LastPurge.UnixNano()
 	}

@@ -64,39 +64,6 @@ func (q *Queue) oldestVisibleLocked() *message {
 	return oldest
 }
 
-// Peek returns up to limit visible messages in delivery order without
-// leasing them: no receipt handle, no receive counted.
-func (q *Queue) Peek(limit int) ([]Message, error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.deleted {
-		return nil, errNoQueue()
-	}
-	q.advance(q.e.clock.Now().UnixNano())
-	var picked []*message
-	add := func(l *readyList) {
-		for m := l.front(); m != nil && len(picked) < limit; m = m.link.next {
-			picked = append(picked, m)
-		}
-	}
-	if q.fifo {
-		for g := q.available.front(); g != nil && len(picked) < limit; g = g.link.next {
-			add(&g.ready)
-		}
-	} else {
-		add(&q.ready)
-	}
-	out := make([]Message, 0, len(picked))
-	for _, m := range picked {
-		rec, err := q.recordLocked(m)
-		if err != nil {
-			continue
-		}
-		out = append(out, rec)
-	}
-	return out, nil
-}
-
 // Slug is the queue's short identity: "que_" and its id in 26 characters
 // of Crockford base32.
 func (q *Queue) Slug() string { return slugPrefix + slugEncoding.EncodeToString(q.uuid[:]) }

@@ -111,6 +111,10 @@ func (s *store) close() error { return errors.Join(s.db.Close(), s.lock.release(
 type queueRecord struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
+	// Account and Region are the queue's namespace; a record stored before
+	// namespaces has neither.
+	Account string `json:"account,omitempty"`
+	Region  string `json:"region,omitempty"`
 	// Num gives the queue's keyspace. Numbers come from a counter kept
 	// in the store, so no two queues ever share one.
 	Num        uint64            `json:"num"`
@@ -123,6 +127,21 @@ type queueRecord struct {
 	Subscription *Subscription `json:"subscription,omitempty"`
 }
 
+func (r *queueRecord) namespace() Namespace { return Namespace{Account: r.Account, Region: r.Region} }
+
+// placeQueue moves a queue stored before namespaces to ns: its record
+// gets the namespace and the key that names it, in one transaction.
+func (s *store) placeQueue(rec *queueRecord, ns Namespace) error {
+	placed := *rec
+	placed.Account, placed.Region = ns.Account, ns.Region
+	return s.update(func(tx *buntdb.Tx) error {
+		if err := deleteKey(tx, oldQueueKey(rec.Name)); err != nil {
+			return err
+		}
+		return putQueueTx(tx, &placed)
+	})
+}
+
 func (s *store) putQueue(rec *queueRecord) error {
 	return s.update(func(tx *buntdb.Tx) error { return putQueueTx(tx, rec) })
 }
@@ -132,7 +151,7 @@ func putQueueTx(tx *buntdb.Tx, rec *queueRecord) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = tx.Set(queueKey(rec.Name), string(b), nil)
+	_, _, err = tx.Set(queueKey(rec.namespace(), rec.Name), string(b), nil)
 	return err
 }
 
@@ -208,9 +227,9 @@ func deleteMessagesTx(tx *buntdb.Tx, keyspace string) error {
 
 // deleteQueue removes a queue's record, unless a queue of the same name
 // created since holds it now, and the queue's messages.
-func (s *store) deleteQueue(name, id, keyspace string) error {
+func (s *store) deleteQueue(ns Namespace, name, id, keyspace string) error {
 	return s.update(func(tx *buntdb.Tx) error {
-		v, err := tx.Get(queueKey(name))
+		v, err := tx.Get(queueKey(ns, name))
 		switch {
 		case err == buntdb.ErrNotFound:
 		case err != nil:
@@ -218,7 +237,7 @@ func (s *store) deleteQueue(name, id, keyspace string) error {
 		default:
 			var rec queueRecord
 			if json.Unmarshal([]byte(v), &rec) != nil || rec.ID == id {
-				if err := deleteKey(tx, queueKey(name)); err != nil {
+				if err := deleteKey(tx, queueKey(ns, name)); err != nil {
 					return err
 				}
 			}

@@ -128,7 +128,7 @@ func TestOpenOldStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = db.Update(func(tx *buntdb.Tx) error {
-		_, _, err := tx.Set(queueKey("old"), `{"id":"00000000-0000-4000-8000-000000000001","name":"old","num":1}`, nil)
+		_, _, err := tx.Set(oldQueueKey("old"), `{"id":"00000000-0000-4000-8000-000000000001","name":"old","num":1}`, nil)
 		return err
 	})
 	if err != nil {

@@ -46,7 +46,7 @@ func (c queueCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c queueCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, q := range c.e.Queues("") {
+	for _, q := range c.e.AllQueues() {
 		s := q.Stats()
 		name := q.Name()
 		gauge := func(d *prometheus.Desc, v float64) {

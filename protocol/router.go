@@ -8,7 +8,9 @@ import (
 	"net/http"
 
 	"github.com/julienschmidt/httprouter"
+	"github.com/minisqs/minisqs/console"
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/history"
 	"github.com/minisqs/minisqs/metrics"
 	"github.com/minisqs/minisqs/protocol/control"
 	"github.com/minisqs/minisqs/protocol/dispatch"
@@ -29,6 +31,8 @@ type Options struct {
 	// Tokens are the REST API's bearer tokens and their roles; none leaves
 	// it open.
 	Tokens map[string]rest.Role
+	// History is the queues' sampled depth, for the REST API.
+	History *history.Sampler
 }
 
 // NewHandler routes requests to the front ends over e. SQS requests may
@@ -71,8 +75,9 @@ func NewHandler(e *engine.Engine, opts Options) http.Handler {
 	router.NotFound = http.HandlerFunc(serveSQS)
 	// After NotFound is set: the REST API answers unknown /v1 paths itself,
 	// and the control API unknown /_minisqs paths.
-	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged, Chain: chain}).Register(router)
+	rest.New(e, rest.Options{BaseURL: opts.BaseURL, Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged, Chain: chain, History: opts.History}).Register(router)
 	control.New(e, control.Options{Tokens: opts.Tokens, SubscriptionChanged: opts.SubscriptionChanged, Reset: rules.Clear}).Register(router)
 	localstack.Register(router, e)
+	console.Register(router)
 	return router
 }

@@ -45,7 +45,7 @@ type loop struct {
 func Start(e *engine.Engine, log *slog.Logger) *Deliverer {
 	ctx, stop := context.WithCancel(context.Background())
 	d := &Deliverer{e: e, client: &http.Client{}, log: log, ctx: ctx, stop: stop, loops: map[string]*loop{}}
-	for _, q := range e.Queues("") {
+	for _, q := range e.AllQueues() {
 		d.Sync(q)
 	}
 	return d

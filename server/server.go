@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/history"
 	"github.com/minisqs/minisqs/protocol"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/push"
@@ -115,6 +116,7 @@ func (cfg Config) withDefaults() Config {
 type Server struct {
 	Engine   *engine.Engine
 	push     *push.Deliverer
+	history  *history.Sampler
 	listener net.Listener
 	http     *http.Server
 	idle     *idleConns
@@ -143,10 +145,13 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	deliverer := push.Start(e, cfg.Logger)
+	sampler := history.New(e, 0, 0)
+	sampler.Start()
 	idle := &idleConns{max: cfg.MaxIdleConns, order: list.New(), at: map[net.Conn]*list.Element{}}
 	s := &Server{
 		Engine:   e,
 		push:     deliverer,
+		history:  sampler,
 		listener: ln,
 		idle:     idle,
 		http: &http.Server{
@@ -154,6 +159,7 @@ func Start(cfg Config) (*Server, error) {
 				BaseURL:             cfg.BaseURL,
 				SubscriptionChanged: deliverer.Sync,
 				Tokens:              cfg.Tokens,
+				History:             sampler,
 			}),
 			ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 			// ReadTimeout rather than a deadline each handler sets through
@@ -193,10 +199,11 @@ func (s *Server) Addr() net.Addr { return s.listener.Addr() }
 // URL is the server's endpoint, for SDK clients.
 func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
 
-// Shutdown stops push deliveries, ends long polls, lets requests in
-// progress finish, and closes the engine, flushing the store.
+// Shutdown stops push deliveries and depth sampling, ends long polls, lets
+// requests in progress finish, and closes the engine, flushing the store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.push.Close()
+	s.history.Stop()
 	s.Engine.EndLongPolls()
 	herr := s.http.Shutdown(ctx)
 	eerr := s.Engine.Close()

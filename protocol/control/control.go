@@ -108,7 +108,7 @@ func (a *API) subscriptionsChanged(before []*engine.Queue) {
 	if a.opts.SubscriptionChanged == nil {
 		return
 	}
-	for _, q := range append(before, a.e.Queues("")...) {
+	for _, q := range append(before, a.e.AllQueues()...) {
 		a.opts.SubscriptionChanged(q)
 	}
 }
@@ -128,7 +128,7 @@ func (a *API) reset(w http.ResponseWriter, r *http.Request) (int, any, error) {
 		}
 		return http.StatusNoContent, nil, a.e.ResetQueues(*in.Queues)
 	}
-	before := a.e.Queues("")
+	before := a.e.AllQueues()
 	if err := a.e.Reset(); err != nil {
 		return 0, nil, err
 	}

@@ -163,7 +163,7 @@ func (a *API) putState(w http.ResponseWriter, r *http.Request) (int, any, error)
 	if err != nil {
 		return 0, nil, err
 	}
-	before := a.e.Queues("")
+	before := a.e.AllQueues()
 	if err := a.e.Load(s); err != nil {
 		return 0, nil, err
 	}

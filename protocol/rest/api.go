@@ -24,6 +24,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/history"
 	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
@@ -46,6 +47,9 @@ type Options struct {
 	// BaseURL prefixes the sqsUrl of queues; empty takes each request's own
 	// scheme and host, as the SQS protocols do.
 	BaseURL string
+	// History, if set, holds the queues' sampled depth that
+	// GetQueueHistory answers; without it histories are empty.
+	History *history.Sampler
 	// Chain holds the steps every authorized request passes on its way to
 	// its operation.
 	Chain dispatch.Chain
@@ -110,6 +114,17 @@ var routes = []route{
 	{http.MethodDelete, "/v1/queues/:queue/subscription", "DeleteSubscription", permAdmin, (*API).deleteSubscription},
 
 	{http.MethodGet, "/v1/openapi.json", "GetOpenAPI", permNone, (*API).openAPI},
+
+	{http.MethodDelete, "/v1/queues/:queue/messages/:message", "DeleteMessage", permAdmin, (*API).deleteMessage},
+	{http.MethodGet, "/v1/queues/:queue/tags", "GetQueueTags", permAnyRole, (*API).getQueueTags},
+	{http.MethodPut, "/v1/queues/:queue/tags", "PutQueueTags", permAdmin, (*API).putQueueTags},
+	{http.MethodPost, "/v1/queues/:queue/move-tasks", "StartMoveTask", permAdmin, (*API).startMoveTask},
+	{http.MethodGet, "/v1/queues/:queue/move-tasks", "ListMoveTasks", permInspect, (*API).listMoveTasks},
+	{http.MethodPost, "/v1/queues/:queue/move-tasks/cancel", "CancelMoveTask", permAdmin, (*API).cancelMoveTask},
+	{http.MethodGet, "/v1/queues/:queue/history", "GetQueueHistory", permInspect, (*API).getQueueHistory},
+	{http.MethodGet, "/v1/history", "ListQueueHistories", permInspect, (*API).listQueueHistories},
+	{http.MethodGet, "/v1/subscriptions", "ListSubscriptions", permInspect, (*API).listSubscriptions},
+	{http.MethodGet, "/v1/whoami", "WhoAmI", permAnyRole, (*API).whoAmI},
 }
 
 // Register adds every route of the API to r. Paths under /v1 that match no

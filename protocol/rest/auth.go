@@ -16,14 +16,21 @@ import (
 //	operation            admin producer consumer inspector  no token
 //	CreateQueue            ✓                                  (open only)
 //	ListQueues             ✓                        ✓
-//	GetQueue               ✓     ✓        ✓         ✓
+//	GetQueue, GetQueueTags ✓     ✓        ✓         ✓
+//	WhoAmI                 ✓     ✓        ✓         ✓
 //	UpdateQueue            ✓
 //	DeleteQueue            ✓
 //	PurgeQueue             ✓
+//	PutQueueTags           ✓
 //	SendMessages           ✓     ✓
 //	ReceiveMessages        ✓              ✓
 //	PeekMessages           ✓                        ✓
+//	DeleteMessage          ✓
+//	Start/CancelMoveTask   ✓
+//	ListMoveTasks          ✓                        ✓
+//	Get/ListQueueHistories ✓                        ✓
 //	GetSubscription        ✓                        ✓
+//	ListSubscriptions      ✓                        ✓
 //	Put/DeleteSubscription ✓
 //	AcknowledgeMessages    ✓     ✓        ✓         ✓         ✓
 //	ChangeVisibility       ✓     ✓        ✓         ✓         ✓

@@ -43,6 +43,16 @@ func TestTokens(t *testing.T) {
 		{"AcknowledgeMessages", "POST", "/v1/messages/acknowledge", func() any { return msg{"receiptHandles": []string{handle()}} }, "*"},
 		{"ChangeVisibility", "POST", "/v1/messages/visibility", func() any { return msg{"receiptHandle": handle(), "visibilityTimeoutSeconds": 0} }, "*"},
 		{"GetOpenAPI", "GET", "/v1/openapi.json", nil, "*"},
+		{"DeleteMessage", "DELETE", "/v1/queues/q/messages/00000000-0000-0000-0000-000000000000", nil, ""},
+		{"GetQueueTags", "GET", "/v1/queues/q/tags", nil, "pci"},
+		{"PutQueueTags", "PUT", "/v1/queues/q/tags", func() any { return msg{"tags": msg{}} }, ""},
+		{"StartMoveTask", "POST", "/v1/queues/dlq/move-tasks", nil, ""},
+		{"ListMoveTasks", "GET", "/v1/queues/dlq/move-tasks", nil, "i"},
+		{"CancelMoveTask", "POST", "/v1/queues/dlq/move-tasks/cancel", nil, ""},
+		{"GetQueueHistory", "GET", "/v1/queues/q/history", nil, "i"},
+		{"ListQueueHistories", "GET", "/v1/history", nil, "i"},
+		{"ListSubscriptions", "GET", "/v1/subscriptions", nil, "i"},
+		{"WhoAmI", "GET", "/v1/whoami", nil, "pci"},
 		{"DeleteQueue", "DELETE", "/v1/queues/dlq", nil, ""},
 	}
 	for _, o := range ops {

@@ -29,6 +29,11 @@ const (
 	// GetSubscription or DeleteSubscription of a queue without one.
 	codeNotFound       = "not_found"
 	codeNoSubscription = "subscription_not_found"
+	// DeleteMessage of an id the queue does not hold; CancelMoveTask of a
+	// queue with no task running; StartMoveTask while one runs.
+	codeMessageNotFound = "message_not_found"
+	codeNoMoveTask      = "move_task_not_found"
+	codeMoveTaskRunning = "move_task_running"
 )
 
 // statuses is the HTTP status of each code.
@@ -47,6 +52,9 @@ var statuses = map[string]int{
 	codeUnavailable:     http.StatusServiceUnavailable,
 	codeNotFound:        http.StatusNotFound,
 	codeNoSubscription:  http.StatusNotFound,
+	codeMessageNotFound: http.StatusNotFound,
+	codeNoMoveTask:      http.StatusNotFound,
+	codeMoveTaskRunning: http.StatusConflict,
 }
 
 // engineCodes is the one table from engine failure class to API code. A

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/minisqs/minisqs/engine"
@@ -175,14 +176,21 @@ type ReceivedMessage struct {
 	SequenceNumber  string            `json:"sequenceNumber,omitempty"`
 }
 
-// peekedMessageJSON is a message read without a lease.
+// peekedMessageJSON is a message read without a lease, with where it is
+// in its life.
 type peekedMessageJSON struct {
-	MessageID      string            `json:"messageId"`
-	Body           string            `json:"body"`
-	Attributes     map[string]string `json:"attributes"`
-	SentAt         string            `json:"sentAt"`
-	GroupID        string            `json:"groupId,omitempty"`
-	SequenceNumber string            `json:"sequenceNumber,omitempty"`
+	MessageID       string            `json:"messageId"`
+	Body            string            `json:"body"`
+	Attributes      map[string]string `json:"attributes"`
+	SentAt          string            `json:"sentAt"`
+	GroupID         string            `json:"groupId,omitempty"`
+	SequenceNumber  string            `json:"sequenceNumber,omitempty"`
+	DedupID         string            `json:"dedupId,omitempty"`
+	State           string            `json:"state"`
+	ReceiveCount    int               `json:"receiveCount"`
+	FirstReceivedAt string            `json:"firstReceivedAt,omitempty"`
+	VisibleAt       string            `json:"visibleAt,omitempty"`
+	ExpiresAt       string            `json:"expiresAt"`
 }
 
 type receiveOutput struct {
@@ -275,35 +283,62 @@ func NewReceivedMessage(d engine.Delivery) ReceivedMessage {
 	}
 }
 
-// peekMessages reads up to limit visible messages in delivery order without
-// leasing them.
+// peekMessages reads up to limit messages without leasing them: visible
+// ones in delivery order, and with state= also those in flight or delayed,
+// by the instant they become visible.
 func (a *API) peekMessages(c *call) (int, any, error) {
 	q, err := a.queue(c)
 	if err != nil {
 		return 0, nil, err
 	}
-	limit := defaultPeekLimit
-	if s := c.r.URL.Query().Get("limit"); s != "" {
+	opts := engine.InspectOptions{Limit: defaultPeekLimit}
+	qv := c.r.URL.Query()
+	if s := qv.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxPeekLimit {
 			return 0, nil, apiErrorf(codeInvalidRequest, "limit must be from 1 to %d.", maxPeekLimit)
 		}
-		limit = n
+		opts.Limit = n
 	}
-	msgs, err := q.Peek(limit)
+	if qv.Has("state") {
+		for _, st := range strings.Split(qv.Get("state"), ",") {
+			switch engine.MessageStatus(st) {
+			case engine.MessageVisible:
+				opts.Visible = true
+			case engine.MessageInFlight:
+				opts.InFlight = true
+			case engine.MessageDelayed:
+				opts.Delayed = true
+			default:
+				return 0, nil, apiErrorf(codeInvalidRequest, "state is a comma-separated list of visible, inFlight and delayed.")
+			}
+		}
+	}
+	msgs, err := q.Inspect(opts)
 	if err != nil {
 		return 0, nil, err
 	}
 	out := peekOutput{Messages: make([]peekedMessageJSON, 0, len(msgs))}
 	for _, m := range msgs {
-		out.Messages = append(out.Messages, peekedMessageJSON{
+		p := peekedMessageJSON{
 			MessageID:      m.ID,
 			Body:           m.Body,
 			Attributes:     attributesJSON(m.Attributes),
 			SentAt:         formatTime(m.SentAt),
 			GroupID:        m.GroupID,
 			SequenceNumber: m.SequenceNumber,
-		})
+			DedupID:        m.DeduplicationID,
+			State:          string(m.Status),
+			ReceiveCount:   m.ReceiveCount,
+			ExpiresAt:      formatTime(m.ExpiresAt),
+		}
+		if !m.FirstReceivedAt.IsZero() {
+			p.FirstReceivedAt = formatTime(m.FirstReceivedAt)
+		}
+		if !m.VisibleAt.IsZero() {
+			p.VisibleAt = formatTime(m.VisibleAt)
+		}
+		out.Messages = append(out.Messages, p)
 	}
 	return http.StatusOK, out, nil
 }

@@ -128,3 +128,19 @@ func (a *API) deleteSubscription(c *call) (int, any, error) {
 	}
 	return http.StatusNoContent, nil, nil
 }
+
+type subscriptionsOutput struct {
+	Subscriptions []subscriptionJSON `json:"subscriptions"`
+}
+
+// listSubscriptions answers every queue's subscription, in queue name order,
+// with its last delivery.
+func (a *API) listSubscriptions(c *call) (int, any, error) {
+	out := subscriptionsOutput{Subscriptions: []subscriptionJSON{}}
+	for _, q := range a.e.Queues("") {
+		if s, ok := q.Subscription(); ok {
+			out.Subscriptions = append(out.Subscriptions, subscriptionOut(q, s))
+		}
+	}
+	return http.StatusOK, out, nil
+}

@@ -1,0 +1,195 @@
+package engine
+
+// Inspection: reading a queue's messages in every state without receiving
+// them, and deleting one message by its id, for the REST API's peek and the
+// web console. Neither is an SQS action; both leave every other message,
+// lease and receive count as it was.
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/tidwall/buntdb"
+)
+
+// InspectOptions say which messages Inspect returns.
+type InspectOptions struct {
+	// Limit caps the messages returned; it must be positive.
+	Limit int
+	// Which states to include; none at all means visible only.
+	Visible, InFlight, Delayed bool
+}
+
+// Peek returns up to limit visible messages in delivery order without
+// leasing them: no receipt handle, no receive counted.
+func (q *Queue) Peek(limit int) ([]Message, error) {
+	got, err := q.Inspect(InspectOptions{Limit: limit, Visible: true})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Message, len(got))
+	for i, m := range got {
+		out[i] = m.Message
+	}
+	return out, nil
+}
+
+// Inspect returns up to opts.Limit messages of the chosen states without
+// leasing them, in the order they would be delivered: visible messages first
+// in delivery order (on a FIFO queue, the groups a receive could take from
+// now, then the groups held by a message in flight), then in-flight and
+// delayed ones by the instant they become visible.
+func (q *Queue) Inspect(opts InspectOptions) ([]MessageState, error) {
+	if !opts.Visible && !opts.InFlight && !opts.Delayed {
+		opts.Visible = true
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.deleted {
+		return nil, errNoQueue()
+	}
+	q.advance(q.e.clock.Now().UnixNano())
+	var picked []*message
+	if opts.Visible {
+		picked = q.visibleLocked(opts.Limit)
+	}
+	if len(picked) < opts.Limit && (opts.InFlight || opts.Delayed) {
+		picked = append(picked, q.waitingLocked(opts.Limit-len(picked), opts.InFlight, opts.Delayed)...)
+	}
+	out := make([]MessageState, 0, len(picked))
+	for _, m := range picked {
+		rec, err := q.recordLocked(m)
+		if err != nil {
+			continue
+		}
+		out = append(out, messageState(m, rec))
+	}
+	return out, nil
+}
+
+// visibleLocked returns up to limit visible messages in delivery order.
+func (q *Queue) visibleLocked(limit int) []*message {
+	var picked []*message
+	add := func(l *readyList) {
+		for m := l.front(); m != nil && len(picked) < limit; m = m.link.next {
+			picked = append(picked, m)
+		}
+	}
+	if !q.fifo {
+		add(&q.ready)
+		return picked
+	}
+	for g := q.available.front(); g != nil && len(picked) < limit; g = g.link.next {
+		add(&g.ready)
+	}
+	// Groups held by a message in flight deliver later, oldest head first.
+	var held []*group
+	for _, g := range q.groups {
+		if !g.available && g.ready.len() > 0 {
+			held = append(held, g)
+		}
+	}
+	slices.SortFunc(held, func(a, b *group) int { return cmp.Compare(a.ready.front().seq, b.ready.front().seq) })
+	for _, g := range held {
+		add(&g.ready)
+	}
+	return picked
+}
+
+// waitingLocked returns up to limit in-flight or delayed messages, as
+// chosen, soonest visible first. They are the live entries of the timers
+// heap, which holds every such message; reading it walks the heap, which is
+// proportional to the messages waiting, not to the queue's depth.
+func (q *Queue) waitingLocked(limit int, inFlight, delayed bool) []*message {
+	seen := map[*message]bool{}
+	var out []*message
+	for _, e := range q.timers.items {
+		m := e.m
+		if !timerLive(e) || seen[m] || m.state == stateInFlight && !inFlight || m.state == stateDelayed && !delayed {
+			continue
+		}
+		seen[m] = true
+		out = append(out, m)
+	}
+	slices.SortFunc(out, func(a, b *message) int {
+		if c := cmp.Compare(a.visibleAt, b.visibleAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	return out[:min(len(out), limit)]
+}
+
+// DeleteMessage deletes the message with the given id, whatever its state;
+// a receipt handle of it goes stale. It fails with ErrResourceNotFound when
+// the queue holds no such message. Finding a message by id reads the
+// queue's stored records, since ids are not indexed in memory: it is meant
+// for people inspecting a queue, not for consumers, who acknowledge.
+func (q *Queue) DeleteMessage(id string) error {
+	seq, found, err := q.findMessage(id)
+	if err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.deleted {
+		return errNoQueue()
+	}
+	q.advance(q.e.clock.Now().UnixNano())
+	var m *message
+	if found {
+		m = q.msgs.get(seq)
+	}
+	if m == nil {
+		return Errorf(ErrResourceNotFound, "Queue %s has no message %s.", q.name, id)
+	}
+	// The store first: a delete it did not record is not done.
+	top := q.seqToSave(m.seq)
+	err = q.e.store.update(func(tx *buntdb.Tx) error {
+		if err := q.e.store.deleteMessageTx(tx, q.keyspace, m.seq); err != nil {
+			return err
+		}
+		return q.putSeqTx(tx, top)
+	})
+	if err != nil {
+		return err
+	}
+	q.savedSeq(top)
+	q.removeLocked(m)
+	return nil
+}
+
+// findMessage looks through the queue's stored records for the message
+// with the given id. It takes no queue lock: sequence numbers are never
+// reused, so the caller checks that the message is still there.
+func (q *Queue) findMessage(id string) (seq uint64, found bool, err error) {
+	prefix := recordPrefix(messagePrefix, q.keyspace)
+	err = q.e.store.db.View(func(tx *buntdb.Tx) error {
+		return tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
+			if !strings.HasPrefix(k, prefix) {
+				return false
+			}
+			if recordID(v) != id {
+				return true
+			}
+			seq, found = parseSeq(k)
+			return !found
+		})
+	})
+	return seq, found, err
+}
+
+// recordID reads the id of a stored message record, as appendMessage
+// writes it, without decoding the rest.
+func recordID(s string) string {
+	r := recordReader{s: s}
+	if r.uint() != recordVersion {
+		return ""
+	}
+	id := r.string()
+	if r.err != nil {
+		return ""
+	}
+	return id
+}
