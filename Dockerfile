@@ -6,9 +6,21 @@
 # GO_IMAGE is the build stage's Go toolchain. It defaults to the official
 # image; machines that cannot reach a registry build a local one
 # (scripts/go-base-image.sh) and pass --build-arg GO_IMAGE=<its tag>.
+#
+# One build stage serves every platform: it runs on the builder's own
+# platform and Go cross-compiles, so an arm64 image needs no emulation to
+# build (docker buildx build --platform linux/amd64,linux/arm64 .).
 ARG GO_IMAGE=golang:1.26
+# BuildKit sets BUILDPLATFORM, and this keeps its value. The classic builder
+# (DOCKER_BUILDKIT=0) sets none, and FROM --platform needs one: "linux" alone
+# is Linux on the builder's own architecture.
+ARG BUILDPLATFORM=${BUILDPLATFORM:-linux}
 
-FROM ${GO_IMAGE} AS build
+FROM --platform=$BUILDPLATFORM ${GO_IMAGE} AS build
+# BuildKit sets these from --platform. The classic builder leaves them
+# empty, and an empty GOOS or GOARCH is Go's default: the builder's own.
+ARG TARGETOS
+ARG TARGETARCH
 # The commit goes into the binary (`minisqs version`); the build context has
 # no .git to read it from.
 ARG COMMIT=unknown
@@ -20,7 +32,7 @@ COPY . .
 # A static binary, and the database directory owned by the user the server
 # runs as, so that a fresh volume mounted at /data is writable. One RUN and
 # one COPY keep the layers few (each is a full copy on the vfs driver CI uses).
-RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w -X main.commit=${COMMIT}" -o /rootfs/minisqs ./cmd/minisqs \
+RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -buildvcs=false -ldflags "-s -w -X main.commit=${COMMIT}" -o /rootfs/minisqs ./cmd/minisqs \
     && mkdir /rootfs/data && chown 65532:65532 /rootfs/data
 
 FROM scratch

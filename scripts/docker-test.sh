@@ -5,11 +5,14 @@
 #      (vfs storage, which works inside containers and VMs alike) unless one
 #      answers already; one it started is stopped again on exit;
 #   2. builds the local Go base image (scripts/go-base-image.sh) and the
-#      image from the repository's Dockerfile, tagged $MINISQS_IMAGE;
+#      image from the repository's Dockerfile, tagged $MINISQS_IMAGE, and
+#      the same for linux/arm64, tagged $MINISQS_IMAGE-arm64, whose binary
+#      it runs under qemu-user (scripts/arm64-test.sh IMAGE);
 #   3. prints the image's size (and fails over $MAX_IMAGE_MB), and the median
 #      over $RUNS runs of the time from `docker run` to the first answered
 #      /health, and of the same for the bare binary;
-#   4. runs the testcontainers module's tests against the image.
+#   4. runs the testcontainers modules' tests against the image: the Go
+#      module's, then the Node.js module's (testcontainers/node).
 #
 # Run it as root from anywhere: scripts/docker-test.sh
 # Settings: MINISQS_IMAGE (minisqs/minisqs:test), RUNS (5), MAX_IMAGE_MB (15),
@@ -18,6 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+. scripts/lib.sh
 
 image=${MINISQS_IMAGE:-minisqs/minisqs:test}
 runs=${RUNS:-5}
@@ -77,13 +81,18 @@ say "docker engine $(docker version --format '{{.Server.Version}}')"
 version=$(sed -n 's/^const release = "\(.*\)"$/\1/p' cmd/minisqs/version.go)
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 
+go_image=
+base_image() {
+  [ -n "$go_image" ] || go_image=$(scripts/go-base-image.sh)
+}
+
 if [ -n "${SKIP_BUILD:-}" ] && docker image inspect "$image" >/dev/null 2>&1; then
   say "SKIP_BUILD: using the $image there is"
 else
   # Without buildx the docker CLI falls back to the classic builder, unless
   # told to use BuildKit; the Dockerfile needs nothing BuildKit-only.
   docker buildx version >/dev/null 2>&1 || export DOCKER_BUILDKIT=0
-  go_image=$(scripts/go-base-image.sh)
+  base_image
   say "building $image with GO_IMAGE=$go_image (log: /tmp/minisqs-docker-build.log)"
   start=$(date +%s)
   docker build --build-arg GO_IMAGE="$go_image" --build-arg VERSION="$version" --build-arg COMMIT="$commit" \
@@ -93,6 +102,74 @@ else
   }
   say "built in $(($(date +%s) - start))s"
 fi
+
+# engine_build PLATFORM TAG: builds the Dockerfile for PLATFORM with
+# dockerd's own BuildKit, through the Engine API, for machines without
+# buildx (the docker CLI needs buildx for BuildKit, and the classic builder
+# cannot build for another platform). The context is the files git knows
+# in this checkout: the CLI is what applies .dockerignore, and the build
+# reads only the server's sources anyway.
+engine_build() {
+  local sock=/var/run/docker.sock query=version=2 kv
+  case ${DOCKER_HOST:-} in
+    '') ;;
+    unix://*) sock=${DOCKER_HOST#unix://} ;;
+    *) say "DOCKER_HOST=$DOCKER_HOST: building for $1 needs docker buildx or a local socket" >&2; return 1 ;;
+  esac
+  if ! command -v curl >/dev/null; then
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq curl >/dev/null
+  fi
+  for kv in "platform=$1" "t=$2" \
+    "buildargs={\"GO_IMAGE\":\"$go_image\",\"VERSION\":\"$version\",\"COMMIT\":\"$commit\"}"; do
+    query+="&${kv%%=*}=$(urlencode "${kv#*=}")"
+  done
+  git ls-files -z --cached --others --exclude-standard |
+    while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+    tar --null -T - -cf - |
+    curl -sS --fail --unix-socket "$sock" -X POST -H 'Content-Type: application/x-tar' \
+      --data-binary @- "http://localhost/build?$query"
+}
+
+# urlencode TEXT: TEXT with every byte but letters, digits and -._~ as %XX.
+urlencode() {
+  local s=$1 out= c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    case $c in
+      [a-zA-Z0-9.~_-]) out+=$c ;;
+      *) printf -v c '%%%02X' "'$c"; out+=$c ;;
+    esac
+  done
+  echo "$out"
+}
+
+# The arm64 image, from the same Dockerfile: its build stage runs on this
+# machine's platform and Go cross-compiles, so building it needs no
+# emulation; its binary then runs under qemu-user.
+arm_image=${image}-arm64
+if [ -n "${SKIP_BUILD:-}" ] && docker image inspect "$arm_image" >/dev/null 2>&1; then
+  say "SKIP_BUILD: using the $arm_image there is"
+else
+  base_image
+  say "building $arm_image for linux/arm64 (log: /tmp/minisqs-docker-build-arm64.log)"
+  start=$(date +%s)
+  if docker buildx version >/dev/null 2>&1; then
+    docker buildx build --platform linux/arm64 --load --build-arg GO_IMAGE="$go_image" --build-arg VERSION="$version" \
+      --build-arg COMMIT="$commit" -t "$arm_image" . >/tmp/minisqs-docker-build-arm64.log 2>&1 || build_failed=1
+  else
+    engine_build linux/arm64 "$arm_image" >/tmp/minisqs-docker-build-arm64.log 2>&1 || build_failed=1
+    # The Engine API answers 200 and reports a failed build in the stream.
+    grep -q '"error"' /tmp/minisqs-docker-build-arm64.log && build_failed=1
+  fi
+  if [ -n "${build_failed:-}" ]; then
+    say "the linux/arm64 build failed; its log ends:" >&2
+    grep -o '"error":"[^"]*"' /tmp/minisqs-docker-build-arm64.log >&2 || tail -c 2000 /tmp/minisqs-docker-build-arm64.log >&2
+    exit 1
+  fi
+  say "built in $(($(date +%s) - start))s"
+fi
+scripts/arm64-test.sh "$arm_image"
 
 # --- 3. Figures ------------------------------------------------------------
 
@@ -114,42 +191,6 @@ if [ "$size" -ge $((max_mb * 1000000)) ]; then
   say "image is over ${max_mb} MB" >&2
   exit 1
 fi
-
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-
-# healthy PORT: does something on 127.0.0.1:PORT answer /health with 200?
-# Plain bash, so the figures need no curl.
-healthy() {
-  local status
-  { exec 3<>"/dev/tcp/127.0.0.1/$1"; } 2>/dev/null || return 1
-  printf 'GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
-  IFS= read -r -t 2 status <&3 || status=
-  exec 3>&-
-  [[ $status == *" 200 "* ]]
-}
-
-# wait_healthy PORT: poll until /health answers, for up to 30 s.
-wait_healthy() {
-  local deadline=$(($(now_ms) + 30000))
-  until healthy "$1"; do
-    [ "$(now_ms)" -lt "$deadline" ] || return 1
-    sleep 0.002
-  done
-}
-
-# free_port: a port on 127.0.0.1 where nothing listens, below Linux's
-# ephemeral range (32768 up) so no outgoing connection holds it either.
-free_port() {
-  local p
-  for p in $(shuf -i 20000-32000 -n 50); do
-    if ! { exec 3<>"/dev/tcp/127.0.0.1/$p"; } 2>/dev/null; then
-      echo "$p"
-      return
-    fi
-    exec 3>&-
-  done
-  return 1
-}
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
@@ -182,7 +223,7 @@ done
 rm -rf "$(dirname "$bin")"
 say "binary start → first /health answer: median $(printf '%s\n' "${binary_times[@]}" | median) ms over $runs runs (each: ${binary_times[*]} ms)"
 
-# --- 4. The testcontainers module's tests ----------------------------------
+# --- 4. The testcontainers modules' tests ---------------------------------
 
 say "testcontainers module tests against $image"
 cd "$root/testcontainers"
@@ -192,3 +233,12 @@ export TESTCONTAINERS_RYUK_DISABLED=true   # the reaper's image cannot be pulled
 export TESTCONTAINERS_HOST_OVERRIDE=localhost
 go vet ./...
 go test -race -count=1 ./...
+
+say "Node.js testcontainers module tests against $image"
+cd "$root/testcontainers/node"
+command -v npm >/dev/null || { say "no npm: the Node.js module's tests need Node.js 20.19 or later with npm" >&2; exit 1; }
+# --ignore-scripts: no dependency's install script runs (ssh2's optional
+# native build would want Node's headers from outside the registry); npm
+# test compiles the module itself.
+npm ci --ignore-scripts --no-audit --no-fund
+npm test

@@ -2,8 +2,10 @@ package minisqs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -51,4 +53,46 @@ func ExampleRun() {
 		return
 	}
 	fmt.Println(aws.ToString(out.Messages[0].Body))
+}
+
+// A test drives the server's clock and fault rules instead of sleeping or
+// waiting for AWS to have a bad day.
+func ExampleContainer_Advance() {
+	ctx := context.Background()
+	ctr, err := minisqs.Run(ctx, minisqs.DefaultImage, minisqs.WithQueues("orders"))
+	defer func() {
+		if err := testcontainers.TerminateContainer(ctr); err != nil {
+			log.Printf("terminate: %v", err)
+		}
+	}()
+	if err != nil {
+		log.Printf("run: %v", err)
+		return
+	}
+
+	// A message received with a 30 s visibility timeout is visible again
+	// as soon as Advance returns.
+	if _, err := ctr.Advance(ctx, 31*time.Second); err != nil {
+		log.Printf("advance: %v", err)
+		return
+	}
+
+	// The next two SendMessage calls to orders fail as AWS fails them when
+	// it is overloaded; the SDK's retries get past them.
+	if _, err := ctr.AddFault(ctx, minisqs.Fault{Action: "SendMessage", Queue: "orders", Error: "ServiceUnavailable", Count: 2}); err != nil {
+		log.Printf("fault: %v", err)
+		return
+	}
+
+	// Wait for a consumer to empty the queue.
+	counts, err := ctr.Wait(ctx, minisqs.WaitCondition{Queue: "orders", Empty: true, Timeout: 10 * time.Second})
+	var timeout *minisqs.WaitTimeoutError
+	switch {
+	case errors.As(err, &timeout):
+		log.Printf("still %d visible, %d in flight", timeout.Counts.Visible, timeout.Counts.InFlight)
+	case err != nil:
+		log.Printf("wait: %v", err)
+	default:
+		fmt.Println(counts.Visible, counts.InFlight)
+	}
 }

@@ -1,7 +1,8 @@
 // Package minisqs is a testcontainers-go module for minisqs, an Amazon SQS
 // emulator: Run starts the image, and the Container it returns hands back
 // the endpoint, queue URLs and an aws-sdk-go-v2 configuration that reach it
-// through the port Docker maps on the host.
+// through the port Docker maps on the host, and helpers over the server's
+// test-control API (Reset, Advance, AddFault, SaveState, Wait, Requests).
 //
 //	ctr, err := minisqs.Run(ctx, "minisqs/minisqs:latest",
 //		minisqs.WithQueues("orders"),
@@ -95,6 +96,9 @@ func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustom
 	moduleOpts := []testcontainers.ContainerCustomizer{
 		testcontainers.WithExposedPorts(Port),
 		testcontainers.WithWaitStrategy(wait.ForHTTP("/health").WithPort(Port).WithStartupTimeout(startupTimeout)),
+	}
+	if settings.adminToken != "" {
+		env["MINISQS_API_TOKEN"] = settings.adminToken
 	}
 	if settings.volume != "" {
 		env["MINISQS_DB"] = dbPath

@@ -341,6 +341,8 @@ func TestOptionsFailEarly(t *testing.T) {
 		{"config file is a directory", []testcontainers.ContainerCustomizer{minisqs.WithConfigFile(dir)}, "is a directory"},
 		{"config file and dlq", []testcontainers.ContainerCustomizer{minisqs.WithConfigFile(writeFile(t, dir)), minisqs.WithDeadLetterQueue("a", "b", 1)}, "cannot be combined"},
 		{"empty volume", []testcontainers.ContainerCustomizer{minisqs.WithVolume("")}, "volume name"},
+		{"empty admin token", []testcontainers.ContainerCustomizer{minisqs.WithAdminToken("")}, "admin token"},
+		{"admin token with a space", []testcontainers.ContainerCustomizer{minisqs.WithAdminToken("a b")}, "admin token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ type options struct {
 	deadLetters []deadLetter
 	configFile  string
 	volume      string
+	adminToken  string // the server's admin token, sent on control calls
 }
 
 type deadLetter struct {
@@ -134,6 +135,21 @@ func WithVolume(name string) Option {
 			return errors.New("volume name must not be empty")
 		}
 		o.volume = name
+		return nil
+	}
+}
+
+// WithAdminToken starts the server with token as its admin bearer token
+// (MINISQS_API_TOKEN), which guards the REST API and the test-control API,
+// and has the Container's control helpers send it. A token file of the
+// server's own (MINISQS_TOKEN_FILE, in testcontainers.WithEnv) may add
+// other roles' tokens beside it, but not the same token again.
+func WithAdminToken(token string) Option {
+	return func(o *options) error {
+		if strings.TrimSpace(token) == "" || strings.ContainsAny(token, " \t\r\n") {
+			return errors.New("admin token must be non-empty, without spaces")
+		}
+		o.adminToken = token
 		return nil
 	}
 }
