@@ -28,6 +28,7 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/minisqs/minisqs/internal/testenv"
 	"github.com/minisqs/minisqs/server"
 )
 
@@ -304,7 +305,7 @@ print(json.dumps(out))
 // ThrottlingException for throttling and retries it.
 func TestFaultThrottlingBoto3(t *testing.T) {
 	if err := exec.Command("python3", "-c", "import boto3").Run(); err != nil {
-		t.Skipf("boto3 is not installed for python3: %v", err)
+		testenv.Missing(t, "boto3 is not installed for python3: %v", err)
 	}
 	srv, url := ftServer(t)
 	ftAddFault(t, srv, map[string]any{"action": "SendMessage", "error": "ThrottlingException", "count": 2})

@@ -3,32 +3,16 @@ package console_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/minisqs/minisqs/internal/testenv"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/server"
 )
-
-// requireEnvVar, when set, makes a test that needs something this machine
-// lacks fail instead of skip: scripts/test sets it, so CI cannot pass on a
-// machine that ran less.
-const requireEnvVar = "MINISQS_REQUIRE_ENV"
-
-// missingEnv stops a test that cannot run here: a skip that names what is
-// missing under plain go test, a failure under scripts/test.
-func missingEnv(t testing.TB, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv(requireEnvVar) != "" {
-		t.Fatalf("%s (%s is set, so this test must run)", msg, requireEnvVar)
-	}
-	t.Skipf("%s; skipped (set %s=1 to require it)", msg, requireEnvVar)
-}
 
 // chromiumPath is Debian's Chromium, which the tests drive; they never
 // download a browser.
@@ -47,7 +31,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 	for _, tool := range []string{"node", "npm", "aws"} {
 		p, err := exec.LookPath(tool)
 		if err != nil {
-			missingEnv(t, "the console's end-to-end tests need %s on PATH", tool)
+			testenv.Missing(t, "the console's end-to-end tests need %s on PATH", tool)
 		}
 		need[tool] = p
 	}
@@ -56,7 +40,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 		chromium = p
 	}
 	if _, err := os.Stat(chromium); err != nil {
-		missingEnv(t, "the console's end-to-end tests need Chromium at %s (apt-get install chromium)", chromium)
+		testenv.Missing(t, "the console's end-to-end tests need Chromium at %s (apt-get install chromium)", chromium)
 	}
 	dir, err := filepath.Abs("e2e")
 	if err != nil {

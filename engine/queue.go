@@ -252,11 +252,24 @@ func (q *Queue) Purge() error {
 	if !q.e.opts.SkipCooldowns && !q.lastPurge.IsZero() && now.Sub(q.lastPurge) < PurgeCooldown {
 		return Errorf(ErrPurgeQueueInProgress, "Only one PurgeQueue operation on %s is allowed every 60 seconds.", q.name)
 	}
-	// The store first: the messages and the purge's time go together, and
-	// memory follows only once they are recorded.
+	if err := q.emptyLocked(now); err != nil {
+		return err
+	}
+	q.clearLocked()
+	return nil
+}
+
+// emptyLocked deletes every message of q from the store, with lastPurge
+// (the zero time for none) in its record and its sequence counter kept, in
+// one transaction; then lastPurge is set in memory too. The caller clears
+// the messages from memory once it succeeds.
+func (q *Queue) emptyLocked(lastPurge time.Time) error {
 	rec := q.record()
-	rec.LastPurge = now.UnixNano()
-	seq := q.seqToSave(q.seq.Load())
+	rec.LastPurge = 0
+	if !lastPurge.IsZero() {
+		rec.LastPurge = lastPurge.UnixNano()
+	}
+	seq := q.seqToSave(q.seq.Load()) // sequence numbers go on increasing
 	err := q.e.store.update(func(tx *buntdb.Tx) error {
 		if err := deleteMessagesTx(tx, q.keyspace); err != nil {
 			return err
@@ -270,8 +283,7 @@ func (q *Queue) Purge() error {
 		return err
 	}
 	q.savedSeq(seq)
-	q.clearLocked()
-	q.lastPurge = now
+	q.lastPurge = lastPurge
 	return nil
 }
 

@@ -56,23 +56,9 @@ func (q *Queue) reset() error {
 	if q.deleted {
 		return errNoQueue()
 	}
-	rec := q.record()
-	rec.LastPurge = 0
-	seq := q.seqToSave(q.seq.Load()) // sequence numbers go on increasing
-	err := q.e.store.update(func(tx *buntdb.Tx) error {
-		if err := deleteMessagesTx(tx, q.keyspace); err != nil {
-			return err
-		}
-		if err := q.putSeqTx(tx, seq); err != nil {
-			return err
-		}
-		return putQueueTx(tx, rec)
-	})
-	if err != nil {
+	if err := q.emptyLocked(time.Time{}); err != nil {
 		return err
 	}
-	q.savedSeq(seq)
-	q.lastPurge = time.Time{}
 	q.clearLocked()
 	q.dedup = dedupWindow{}
 	return nil
