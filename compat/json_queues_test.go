@@ -423,6 +423,9 @@ func TestJSONGetQueueAttributes(t *testing.T) {
 
 	t.Run("ARN follows configured region and account", func(t *testing.T) {
 		e := newJSEnv(t, server.Config{Region: "eu-west-2", AccountID: "123456789012"})
+		// The request acts in its signature's region; a client of the key
+		// "test" names no account, so the configured one holds.
+		e.c = sqsv2.New(e.c.Options(), func(o *sqsv2.Options) { o.Region = "eu-west-2" })
 		out, err := e.c.CreateQueue(e.ctx, &sqsv2.CreateQueueInput{QueueName: awsv2.String("regional")})
 		if err != nil {
 			t.Fatal(err)
