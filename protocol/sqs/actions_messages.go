@@ -177,8 +177,11 @@ func systemAttributes(d *engine.Delivery, names []string) map[string]string {
 	return out
 }
 
-// selectAttributes keeps the message attributes that names ask for: "All"
-// or ".*" for every one, "prefix.*" for those under a prefix, or exact names.
+// selectAttributes keeps the message attributes that names ask for: "All",
+// "*" or ".*" for every one, "prefix.*" for those whose names start with
+// prefix (SQS reads "Hel.*" as the prefix "Hel", which takes both "Hello"
+// and "Help.Me"), or exact names. Names that match nothing, even ones SQS
+// would refuse in a send, select nothing without an error.
 func selectAttributes(attrs []engine.MessageAttribute, names []string) []engine.MessageAttribute {
 	if len(names) == 0 || len(attrs) == 0 {
 		return nil
@@ -186,14 +189,26 @@ func selectAttributes(attrs []engine.MessageAttribute, names []string) []engine.
 	var out []engine.MessageAttribute
 	for _, a := range attrs {
 		for _, n := range names {
-			if n == "All" || n == ".*" || n == a.Name ||
-				strings.HasSuffix(n, ".*") && strings.HasPrefix(a.Name, n[:len(n)-1]) {
+			if attributeSelected(a.Name, n) {
 				out = append(out, a)
 				break
 			}
 		}
 	}
 	return out
+}
+
+// attributeSelected reports whether the filter n of MessageAttributeNames
+// selects the attribute called name.
+func attributeSelected(name, n string) bool {
+	switch n {
+	case "All", "*", ".*":
+		return true
+	}
+	if prefix, ok := strings.CutSuffix(n, ".*"); ok {
+		return strings.HasPrefix(name, prefix)
+	}
+	return n == name
 }
 
 func receiveMessage(c *call, in *ReceiveMessageInput) (*ReceiveMessageOutput, error) {
