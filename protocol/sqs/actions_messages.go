@@ -30,25 +30,39 @@ func toEngineAttributes(in map[string]MessageAttributeValue) []engine.MessageAtt
 	return out
 }
 
-func newMessage(body *string, delay *int, attrs, sys map[string]MessageAttributeValue, groupID, dedupID string) (engine.NewMessage, error) {
+// traceHeader is the HTTP header of the X-Ray trace a request carries
+// ("Amazon SQS and AWS X-Ray", X-Ray Developer Guide).
+const traceHeader = "X-Amzn-Trace-Id"
+
+// newMessage builds the message a send entry names, and the
+// MD5OfMessageSystemAttributes of the system attributes it gave. The
+// request's trace header becomes the message's AWSTraceHeader unless the
+// entry sets that system attribute itself, which wins; SQS digests only the
+// attributes the entry gave.
+func (c *call) newMessage(body *string, delay *int, attrs, sys map[string]MessageAttributeValue, groupID, dedupID string) (engine.NewMessage, string, error) {
 	if body == nil {
-		return engine.NewMessage{}, missing("MessageBody")
+		return engine.NewMessage{}, "", missing("MessageBody")
+	}
+	given := toEngineAttributes(sys)
+	sysMD5 := md5OfAttributes(given)
+	if _, set := sys[sysAWSTraceHeader]; c.trace != "" && !set {
+		given = append(given, engine.MessageAttribute{Name: sysAWSTraceHeader, DataType: "String", StringValue: c.trace})
 	}
 	return engine.NewMessage{
 		Body:             *body,
 		DelaySeconds:     delay,
 		Attributes:       toEngineAttributes(attrs),
-		SystemAttributes: toEngineAttributes(sys),
+		SystemAttributes: given,
 		GroupID:          groupID,
 		DeduplicationID:  dedupID,
-	}, nil
+	}, sysMD5, nil
 }
 
-func sendOutput(m engine.NewMessage, r engine.SendResult) SendMessageOutput {
+func sendOutput(m engine.NewMessage, sysMD5 string, r engine.SendResult) SendMessageOutput {
 	return SendMessageOutput{
 		MD5OfMessageBody:             r.MD5OfBody,
 		MD5OfMessageAttributes:       md5OfAttributes(m.Attributes),
-		MD5OfMessageSystemAttributes: md5OfAttributes(m.SystemAttributes),
+		MD5OfMessageSystemAttributes: sysMD5,
 		MessageId:                    r.MessageID,
 		SequenceNumber:               r.SequenceNumber,
 	}
@@ -59,7 +73,7 @@ func sendMessage(c *call, in *SendMessageInput) (*SendMessageOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newMessage(in.MessageBody, in.DelaySeconds, in.MessageAttributes, in.MessageSystemAttributes, in.MessageGroupId, in.MessageDeduplicationId)
+	m, sysMD5, err := c.newMessage(in.MessageBody, in.DelaySeconds, in.MessageAttributes, in.MessageSystemAttributes, in.MessageGroupId, in.MessageDeduplicationId)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +81,7 @@ func sendMessage(c *call, in *SendMessageInput) (*SendMessageOutput, error) {
 	if r.Err != nil {
 		return nil, r.Err
 	}
-	out := sendOutput(m, r)
+	out := sendOutput(m, sysMD5, r)
 	return &out, nil
 }
 
@@ -85,9 +99,10 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	out := &SendMessageBatchOutput{Successful: []SendMessageBatchResultEntry{}, Failed: []BatchResultErrorEntry{}}
 	msgs := make([]engine.NewMessage, 0, len(in.Entries))
 	sent := make([]string, 0, len(in.Entries))
+	sysMD5s := make([]string, 0, len(in.Entries))
 	total := 0
 	for _, e := range in.Entries {
-		m, err := newMessage(e.MessageBody, e.DelaySeconds, e.MessageAttributes, e.MessageSystemAttributes, e.MessageGroupId, e.MessageDeduplicationId)
+		m, sysMD5, err := c.newMessage(e.MessageBody, e.DelaySeconds, e.MessageAttributes, e.MessageSystemAttributes, e.MessageGroupId, e.MessageDeduplicationId)
 		if err != nil {
 			out.Failed = append(out.Failed, failedEntry(e.Id, err))
 			continue
@@ -95,6 +110,7 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 		total += engine.MessageSize(&m)
 		msgs = append(msgs, m)
 		sent = append(sent, e.Id)
+		sysMD5s = append(sysMD5s, sysMD5)
 	}
 	if total > maxBatchBytes {
 		return nil, engine.Errorf(engine.ErrBatchRequestTooLong, "Batch requests cannot be longer than %d bytes. You have sent %d bytes.", maxBatchBytes, total)
@@ -108,7 +124,7 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 			out.Failed = append(out.Failed, failedEntry(sent[i], r.Err))
 			continue
 		}
-		out.Successful = append(out.Successful, SendMessageBatchResultEntry{Id: sent[i], SendMessageOutput: sendOutput(msgs[i], r)})
+		out.Successful = append(out.Successful, SendMessageBatchResultEntry{Id: sent[i], SendMessageOutput: sendOutput(msgs[i], sysMD5s[i], r)})
 	}
 	return out, nil
 }

@@ -45,6 +45,9 @@ type call struct {
 	svc     *Service
 	baseURL string
 	path    string // the request's path, which may name the queue
+	// trace is the request's X-Amzn-Trace-Id header, which SQS gives every
+	// message the request sends as its AWSTraceHeader.
+	trace string
 }
 
 // action is one entry of the action table.
