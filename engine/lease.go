@@ -167,6 +167,10 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 	}
 	woke := false
 	for _, p := range planned {
+		if p.m.state == stateInFlight && p.state == stateInFlight {
+			q.extendLocked(p.m, p.end)
+			continue
+		}
 		q.unstateLocked(p.m)
 		p.m.visibleAt = p.end
 		q.setStateLocked(p.m, p.state, p.state == stateReady)

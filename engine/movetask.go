@@ -337,7 +337,7 @@ func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, st
 	reason := ""
 	src.mu.Lock()
 	src.advance(e.clock.Now().UnixNano())
-	var cur *group
+	var cur groupCursor
 	for taken := 0; taken < n; taken++ {
 		m := src.nextReadyLocked(&cur)
 		if m == nil {

@@ -118,9 +118,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 		if err != nil {
 			for i, m := range again {
 				if !m.gone {
-					q.unstateLocked(m)
-					m.visibleAt = was[i]
-					q.setStateLocked(m, stateInFlight, false)
+					q.extendLocked(m, was[i])
 				}
 			}
 		} else {
@@ -131,7 +129,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 	}
 	var picked, dead []*message
 	var undo [MaxMessagesPerReceive]lease // picked[i]'s lease before this receive
-	var cur *group
+	var cur groupCursor
 	for len(picked) < opts.MaxMessages {
 		m := q.nextReadyLocked(&cur)
 		if m == nil {
@@ -208,9 +206,7 @@ func (q *Queue) retryAttemptLocked(id string, now int64, vis int) (again []*mess
 			continue
 		}
 		was = append(was, m.visibleAt)
-		q.unstateLocked(m)
-		m.visibleAt = now + int64(vis)*1e9
-		q.setStateLocked(m, stateInFlight, false)
+		q.extendLocked(m, now+int64(vis)*1e9)
 		again = append(again, m)
 	}
 	return again, was

@@ -80,9 +80,13 @@ func (q *Queue) Peek(limit int) ([]Message, error) {
 		}
 	}
 	if q.fifo {
-		for g := q.available.front(); g != nil && len(picked) < limit; g = g.link.next {
-			add(&g.ready)
-		}
+		q.available.ordered(func(g *group) bool {
+			held := g.held.front()
+			for m := g.ready.front(); m != nil && (held == nil || m.seq < held.seq) && len(picked) < limit; m = m.link.next {
+				picked = append(picked, m)
+			}
+			return len(picked) < limit
+		})
 	} else {
 		add(&q.ready)
 	}
