@@ -162,16 +162,19 @@ func (u *AttributeUpdate) validate(fifo bool) error {
 		}
 	}
 	if !fifo {
-		// On a standard queue even FifoQueue=false is unknown, as in SQS.
-		for name, set := range map[string]bool{
-			"FifoQueue":                 u.FifoQueue != nil,
-			"ContentBasedDeduplication": u.ContentBasedDeduplication != nil,
-			"DeduplicationScope":        u.DeduplicationScope != nil,
-			"FifoThroughputLimit":       u.FifoThroughputLimit != nil,
-		} {
-			if set {
-				return Errorf(ErrInvalidAttributeName, "Unknown Attribute %s.", name)
-			}
+		// On a standard queue even FifoQueue=false is unknown, and the
+		// high-throughput settings say why (LocalStack's validated
+		// test_create_standard_queue_with_fifo_attribute_raises_error and
+		// test_set_unsupported_attribute_standard).
+		switch {
+		case u.FifoQueue != nil:
+			return Errorf(ErrInvalidAttributeName, "Unknown Attribute FifoQueue.")
+		case u.ContentBasedDeduplication != nil:
+			return Errorf(ErrInvalidAttributeName, "Unknown Attribute ContentBasedDeduplication.")
+		case u.DeduplicationScope != nil:
+			return Errorf(ErrInvalidAttributeName, "You can specify the DeduplicationScope only when FifoQueue is set to true.")
+		case u.FifoThroughputLimit != nil:
+			return Errorf(ErrInvalidAttributeName, "You can specify the FifoThroughputLimit only when FifoQueue is set to true.")
 		}
 	}
 	if v := u.DeduplicationScope; v != nil && *v != DeduplicationScopeQueue && *v != DeduplicationScopeMessageGroup {

@@ -143,6 +143,16 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 	if size := MessageSize(in); size > a.MaximumMessageSize {
 		return Message{}, nil, Errorf(ErrMessageTooLong, "One or more parameters are invalid. Reason: Message must be shorter than %d bytes.", a.MaximumMessageSize)
 	}
+	// An id given as "" is a bad value, not a missing one, where SQS looks
+	// at it (LocalStack's validated test_send_message_to_standard_queue_
+	// with_invalid_message_group_id[empty] and
+	// test_message_deduplication_id_invalid[empty]).
+	switch {
+	case in.GroupIDGiven && in.GroupID == "" && !a.FifoQueue:
+		return Message{}, nil, checkFIFOID("MessageGroupId", "")
+	case in.DeduplicationIDGiven && in.DeduplicationID == "" && a.FifoQueue:
+		return Message{}, nil, checkFIFOID("MessageDeduplicationId", "")
+	}
 	dedupID := in.DeduplicationID
 	switch {
 	case !a.FifoQueue && dedupID != "":

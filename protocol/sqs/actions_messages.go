@@ -39,7 +39,7 @@ const traceHeader = "X-Amzn-Trace-Id"
 // request's trace header becomes the message's AWSTraceHeader unless the
 // entry sets that system attribute itself, which wins; SQS digests only the
 // attributes the entry gave.
-func (c *call) newMessage(body *string, delay *int, attrs, sys map[string]MessageAttributeValue, groupID, dedupID string) (engine.NewMessage, string, error) {
+func (c *call) newMessage(body *string, delay *int, attrs, sys map[string]MessageAttributeValue, groupID, dedupID *string) (engine.NewMessage, string, error) {
 	if body == nil {
 		return engine.NewMessage{}, "", missing("MessageBody")
 	}
@@ -48,14 +48,19 @@ func (c *call) newMessage(body *string, delay *int, attrs, sys map[string]Messag
 	if _, set := sys[sysAWSTraceHeader]; c.trace != "" && !set {
 		given = append(given, engine.MessageAttribute{Name: sysAWSTraceHeader, DataType: "String", StringValue: c.trace})
 	}
-	return engine.NewMessage{
+	m := engine.NewMessage{
 		Body:             *body,
 		DelaySeconds:     delay,
 		Attributes:       toEngineAttributes(attrs),
 		SystemAttributes: given,
-		GroupID:          groupID,
-		DeduplicationID:  dedupID,
-	}, sysMD5, nil
+	}
+	if groupID != nil {
+		m.GroupID, m.GroupIDGiven = *groupID, true
+	}
+	if dedupID != nil {
+		m.DeduplicationID, m.DeduplicationIDGiven = *dedupID, true
+	}
+	return m, sysMD5, nil
 }
 
 func sendOutput(m engine.NewMessage, sysMD5 string, r engine.SendResult) SendMessageOutput {
@@ -137,17 +142,17 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 }
 
 // checkFIFOBatch refuses a FIFO batch as a whole, as SQS does, when an entry
-// lacks its group id, or the deduplication id the queue needs; other faults
-// fail only their entry.
+// lacks its group id, or the deduplication id the queue needs; other faults,
+// a deduplication id given as "" among them, fail only their entry.
 func checkFIFOBatch(a engine.QueueAttributes, entries []SendMessageBatchEntry) error {
 	if !a.FifoQueue {
 		return nil
 	}
 	for _, e := range entries {
-		if e.MessageGroupId == "" {
+		if e.MessageGroupId == nil || *e.MessageGroupId == "" {
 			return engine.Errorf(engine.ErrInvalidParameterValue, "The request must contain the parameter MessageGroupId.")
 		}
-		if e.MessageDeduplicationId == "" && !a.ContentBasedDeduplication {
+		if e.MessageDeduplicationId == nil && !a.ContentBasedDeduplication {
 			return engine.Errorf(engine.ErrInvalidParameterValue, "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
 		}
 	}

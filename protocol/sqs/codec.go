@@ -116,8 +116,11 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a, ok := s.actions[name]
-	if !ok {
-		writeXMLError(w, id, engine.Errorf(errInvalidAction, "The action %s is not valid for this web service.", name))
+	// Actions that name no queue are not served at a queue's URL
+	// (LocalStack's TestSqsQueryApi test_get_create_queue_fails and
+	// test_get_list_queues_fails, validated against AWS).
+	if !ok || (name == "CreateQueue" || name == "ListQueues") && lastOfQueuePath(r.URL.Path) != "" {
+		writeXMLError(w, id, engine.Errorf(errInvalidAction, "The action %s is not valid for this endpoint.", name))
 		return
 	}
 	in := a.newInput()

@@ -167,8 +167,8 @@ type SendMessageInput struct {
 	DelaySeconds            *int                             `json:"DelaySeconds" query:"DelaySeconds"`
 	MessageAttributes       map[string]MessageAttributeValue `json:"MessageAttributes" query:"MessageAttribute,map,Name,Value"`
 	MessageSystemAttributes map[string]MessageAttributeValue `json:"MessageSystemAttributes" query:"MessageSystemAttribute,map,Name,Value"`
-	MessageDeduplicationId  string                           `json:"MessageDeduplicationId" query:"MessageDeduplicationId"`
-	MessageGroupId          string                           `json:"MessageGroupId" query:"MessageGroupId"`
+	MessageDeduplicationId  *string                          `json:"MessageDeduplicationId" query:"MessageDeduplicationId"` // nil when absent: SQS refuses some ids given as ""
+	MessageGroupId          *string                          `json:"MessageGroupId" query:"MessageGroupId"`
 }
 
 // SendMessageOutput is the result of the SendMessage action.
@@ -187,8 +187,8 @@ type SendMessageBatchEntry struct {
 	DelaySeconds            *int                             `json:"DelaySeconds" query:"DelaySeconds"`
 	MessageAttributes       map[string]MessageAttributeValue `json:"MessageAttributes" query:"MessageAttribute,map,Name,Value"`
 	MessageSystemAttributes map[string]MessageAttributeValue `json:"MessageSystemAttributes" query:"MessageSystemAttribute,map,Name,Value"`
-	MessageDeduplicationId  string                           `json:"MessageDeduplicationId" query:"MessageDeduplicationId"`
-	MessageGroupId          string                           `json:"MessageGroupId" query:"MessageGroupId"`
+	MessageDeduplicationId  *string                          `json:"MessageDeduplicationId" query:"MessageDeduplicationId"` // nil when absent: SQS refuses some ids given as ""
+	MessageGroupId          *string                          `json:"MessageGroupId" query:"MessageGroupId"`
 }
 
 // SendMessageBatchInput is the input of the SendMessageBatch action.
