@@ -29,7 +29,25 @@ const (
 	targetPrefix    = "AmazonSQS."
 	jsonContentType = "application/x-amz-json-1.0"
 	shapePrefix     = "com.amazonaws.sqs#"
+	// coralPrefix is the namespace of errors AWS answers from its service
+	// framework rather than the SQS model.
+	coralPrefix = "com.amazon.coral.service#"
 )
+
+// jsonType is the JSON protocol's "__type" of an error shape. The SQS
+// model's shapes are under com.amazonaws.sqs#; InvalidParameterValue is
+// not, as go-cloud's AWS replays record:
+// {"__type":"com.amazon.coral.service#InvalidParameterValueException",...}
+// (pubsub/awssnssqs/testdata/TestFIFO/TestSQSTopic/
+// TestSendReceiveInvalidNoDeduplicationID.replay, 2024) beside
+// {"__type":"com.amazonaws.sqs#QueueDoesNotExist",...} (2026). Other shapes
+// are not recorded and keep the SQS namespace.
+func jsonType(shape string) string {
+	if shape == "InvalidParameterValueException" {
+		return coralPrefix + shape
+	}
+	return shapePrefix + shape
+}
 
 func newRequestID(w http.ResponseWriter) string {
 	id := uuid.NewString()
@@ -239,7 +257,7 @@ func writeJSONError(w http.ResponseWriter, err error) {
 	b, _ := json.Marshal(struct {
 		Type    string `json:"__type"`
 		Message string `json:"message"`
-	}{shapePrefix + we.shape, msg})
+	}{jsonType(we.shape), msg})
 	w.Header().Set("x-amzn-query-error", we.queryCode+";"+we.faultType())
 	writeBody(w, we.status, jsonContentType, b)
 }
