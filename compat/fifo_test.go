@@ -886,3 +886,51 @@ func TestFIFOCompatVisibilityChanges(t *testing.T) {
 		}
 	})
 }
+
+// A fair queue's noisy tenant stays passed over after its share of the
+// messages in flight falls, until it has sent nothing for 5 minutes ("How
+// Amazon SQS fair queues work", SQS Developer Guide: a tenant is noisy with
+// more than 10% of the messages in flight and at least 30 of its own, and
+// is no longer noisy once its backlog is drained or after 5 consecutive
+// minutes without a send).
+func TestFairQueueCompatNoisyTenantBecomesQuiet(t *testing.T) {
+	fqRun(t, func(e *fqEnv) {
+		url := e.create("tenants", map[string]string{"VisibilityTimeout": "43200"})
+		for b := range 4 {
+			var batch []fqMsg
+			for i := range 10 {
+				n := 10*b + i
+				batch = append(batch, fqMsg{id: strconv.Itoa(n), body: fmt.Sprintf("noisy-%d", n), group: "noisy"})
+			}
+			if _, failed, err := e.api.sendBatch(url, batch); err != nil || len(failed) != 0 {
+				e.t.Fatalf("batch: %v %v", failed, err)
+			}
+		}
+		var held []fqGot
+		for range 3 {
+			held = append(held, e.receive(url, fqRecv{max: 10})...)
+		}
+		if len(held) != 30 {
+			e.t.Fatalf("received %d of the noisy tenant's, want 30", len(held))
+		}
+		e.send(url, fqMsg{body: "quiet-0", group: "quiet"})
+		if got := e.receive(url, fqRecv{max: 1}); !slices.Equal(fqBodies(got), []string{"quiet-0"}) {
+			e.t.Fatalf("with a noisy tenant: %q, want [quiet-0]", fqBodies(got))
+		}
+		for _, m := range held[:20] {
+			e.del(url, m.handle)
+		}
+		// 10 of 11 in flight, yet still marked: it keeps sending.
+		e.clock.Advance(4 * time.Minute)
+		e.send(url, fqMsg{body: "noisy-40", group: "noisy"})
+		e.send(url, fqMsg{body: "quiet-1", group: "quiet"})
+		if got := e.receive(url, fqRecv{max: 1}); !slices.Equal(fqBodies(got), []string{"quiet-1"}) {
+			e.t.Fatalf("after its share fell: %q, want [quiet-1]", fqBodies(got))
+		}
+		e.clock.Advance(5 * time.Minute)
+		e.send(url, fqMsg{body: "quiet-2", group: "quiet"})
+		if got := e.receive(url, fqRecv{max: 1}); !slices.Equal(fqBodies(got), []string{"noisy-30"}) {
+			e.t.Fatalf("after 5 minutes without a send: %q, want [noisy-30]", fqBodies(got))
+		}
+	})
+}

@@ -1,5 +1,7 @@
 package engine
 
+import "time"
+
 // Message groups. On a FIFO queue a group is the unit of ordering: its
 // visible messages wait in the group's own list in sequence order, and a
 // receive takes them in that order up to the group's first message in
@@ -18,6 +20,10 @@ type group struct {
 	held     readyList // FIFO: messages in flight, lowest sequence first
 	inFlight int
 	members  int // messages of the group in the queue, in any state
+	// Fair queues: whether the tenant is marked noisy, and when it last
+	// sent a message.
+	noisy    bool
+	lastSend int64
 	// Place in the queue's heap of FIFO groups that can deliver now, plus
 	// one (0: not in it), and the key the heap orders it by (groupBefore),
 	// taken from its first visible message.
@@ -118,6 +124,8 @@ func (q *Queue) updateAvailabilityLocked(g *group) {
 		case g.pos != 0:
 			q.available.remove(g)
 		}
+	} else if g.inFlight == g.members {
+		g.noisy = false // its backlog is drained
 	}
 	if g.members == 0 {
 		delete(q.groups, g.id)
@@ -132,19 +140,36 @@ type groupCursor struct {
 	limit uint64 // sequence number; 0 when none was in flight
 }
 
-// Fair queues (standard queues with message groups, 2025): a tenant is noisy
-// when it holds more than 10% of the queue's messages in flight and at
-// least 30 of its own ("Amazon SQS fair queues", SQS Developer Guide).
+// Fair queues (standard queues with message groups, 2025), after "How
+// Amazon SQS fair queues work" (SQS Developer Guide): a tenant is marked
+// noisy when it holds more than 10% of the queue's messages in flight and
+// at least 30 of its own, and it stays marked, its messages passed over
+// for other tenants', until its backlog is drained or it has sent nothing
+// for 5 consecutive minutes. A message without a group is a tenant of its
+// own, never noisy. The guide's second measure, a tenant's share of
+// consumer processing time, is not kept.
 const (
 	noisyMinInFlight = 30
 	noisyShare       = 10 // percent
+	quietAfter       = int64(5 * time.Minute)
 	// fairScanLimit bounds how far past noisy tenants' messages a receive
 	// looks for another tenant's, so a receive stays O(1) at any depth.
 	fairScanLimit = 100
 )
 
-func (q *Queue) noisyLocked(g *group) bool {
-	return g != nil && g.inFlight >= noisyMinInFlight && g.inFlight*100 > q.inFlight*noisyShare
+// noisyLocked reports whether tenant g is noisy at now, marking it so or
+// lifting the mark as the rules say.
+func (q *Queue) noisyLocked(g *group, now int64) bool {
+	if g == nil {
+		return false
+	}
+	if g.noisy && now-g.lastSend >= quietAfter {
+		g.noisy = false
+	}
+	if !g.noisy && g.inFlight >= noisyMinInFlight && g.inFlight*100 > q.inFlight*noisyShare {
+		g.noisy = true
+	}
+	return g.noisy
 }
 
 // nextReadyLocked returns the next message a receive should consider, or
@@ -152,7 +177,7 @@ func (q *Queue) noisyLocked(g *group) bool {
 // nothing more to deliver, then moves to the next available group. On a
 // standard queue it takes the oldest visible message, passing over those
 // of noisy tenants when another tenant's is near.
-func (q *Queue) nextReadyLocked(cur *groupCursor) *message {
+func (q *Queue) nextReadyLocked(cur *groupCursor, now int64) *message {
 	if q.fifo {
 		if g := cur.g; g != nil {
 			if m := g.ready.front(); m != nil && (cur.limit == 0 || m.seq < cur.limit) {
@@ -170,7 +195,7 @@ func (q *Queue) nextReadyLocked(cur *groupCursor) *message {
 		return g.ready.front()
 	}
 	first := q.ready.front()
-	if first == nil || !q.noisyLocked(first.group) {
+	if first == nil || !q.noisyLocked(first.group, now) {
 		return first
 	}
 	// With only noisy tenants near, the one with the fewest in flight goes
@@ -178,7 +203,7 @@ func (q *Queue) nextReadyLocked(cur *groupCursor) *message {
 	best := first
 	m := first.link.next
 	for i := 0; m != nil && i < fairScanLimit; i, m = i+1, m.link.next {
-		if !q.noisyLocked(m.group) {
+		if !q.noisyLocked(m.group, now) {
 			return m
 		}
 		if m.group.inFlight < best.group.inFlight {

@@ -383,10 +383,11 @@ func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, st
 	var batches []*batch
 	reason := ""
 	src.mu.Lock()
-	src.advance(e.clock.Now().UnixNano())
+	now := e.clock.Now().UnixNano()
+	src.advance(now)
 	var cur groupCursor
 	for taken := 0; taken < n; taken++ {
-		m := src.nextReadyLocked(&cur)
+		m := src.nextReadyLocked(&cur, now)
 		if m == nil {
 			break
 		}

@@ -131,7 +131,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 	var undo [MaxMessagesPerReceive]lease // picked[i]'s lease before this receive
 	var cur groupCursor
 	for len(picked) < opts.MaxMessages {
-		m := q.nextReadyLocked(&cur)
+		m := q.nextReadyLocked(&cur, now)
 		if m == nil {
 			break
 		}

@@ -70,6 +70,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		}
 		if p.rec.GroupID != "" {
 			p.m.group = q.groupLocked(p.rec.GroupID)
+			p.m.group.lastSend = now.UnixNano()
 		}
 		p.m.sentAt = now.UnixNano()
 		p.m.expireAt = now.UnixNano() + int64(a.MessageRetentionPeriod)*1e9
