@@ -119,20 +119,20 @@ func checkRange(name string, v *int, lo, hi int) error {
 	return nil
 }
 
-// validate checks every named value against AWS's ranges and the queue
+// validate checks every named value against the ranges of l and the queue
 // type. Checks that need other queues (the dead-letter target) are the
 // engine's.
-func (u *AttributeUpdate) validate(fifo bool) error {
+func (u *AttributeUpdate) validate(fifo bool, l Limits) error {
 	for _, c := range []struct {
 		name   string
 		v      *int
 		lo, hi int
 	}{
-		{"DelaySeconds", u.DelaySeconds, 0, MaxDelaySeconds},
-		{"MaximumMessageSize", u.MaximumMessageSize, MinMaximumMessageSize, MaxMaximumMessageSize},
-		{"MessageRetentionPeriod", u.MessageRetentionPeriod, MinRetentionSeconds, MaxRetentionSeconds},
-		{"ReceiveMessageWaitTimeSeconds", u.ReceiveMessageWaitTimeSeconds, 0, MaxReceiveWaitSeconds},
-		{"VisibilityTimeout", u.VisibilityTimeout, 0, MaxVisibilityTimeout},
+		{"DelaySeconds", u.DelaySeconds, 0, l.MaxDelaySeconds},
+		{"MaximumMessageSize", u.MaximumMessageSize, l.MinMaximumMessageSize, l.MaxMaximumMessageSize},
+		{"MessageRetentionPeriod", u.MessageRetentionPeriod, l.MinRetentionSeconds, l.MaxRetentionSeconds},
+		{"ReceiveMessageWaitTimeSeconds", u.ReceiveMessageWaitTimeSeconds, 0, l.MaxReceiveWaitSeconds},
+		{"VisibilityTimeout", u.VisibilityTimeout, l.MinVisibilityTimeout, l.MaxVisibilityTimeout},
 		{"KmsDataKeyReusePeriodSeconds", u.KmsDataKeyReusePeriodSeconds, MinKmsDataKeyReusePeriod, MaxKmsDataKeyReusePeriod},
 	} {
 		if err := checkRange(c.name, c.v, c.lo, c.hi); err != nil {

@@ -142,7 +142,7 @@ func (q *Queue) record() *queueRecord {
 // to later receives, a new retention to later sends.
 func (q *Queue) SetAttributes(u AttributeUpdate) error {
 	a := q.Attributes()
-	if err := u.validate(a.FifoQueue); err != nil {
+	if err := u.validate(a.FifoQueue, q.e.opts.Limits); err != nil {
 		return err
 	}
 	if u.FifoQueue != nil && !*u.FifoQueue {

@@ -131,8 +131,8 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 		if a.FifoQueue && *d != 0 {
 			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.", *d)
 		}
-		if *d < 0 || *d > MaxDelaySeconds {
-			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= %d.", *d, MaxDelaySeconds)
+		if max := q.e.opts.Limits.MaxDelaySeconds; *d < 0 || *d > max {
+			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= %d.", *d, max)
 		}
 	}
 	if err := validateAttributes(in.Attributes); err != nil {

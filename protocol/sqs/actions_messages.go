@@ -15,7 +15,8 @@ import (
 )
 
 // maxBatchBytes caps the summed size of a SendMessageBatch's messages
-// (API_SendMessageBatch: "both 1 MiB").
+// (API_SendMessageBatch: "both 1 MiB"), under every limits profile: SMQ
+// documents no such cap, and its 16 messages of 64 KB make 1 MiB.
 const maxBatchBytes = engine.MaxMaximumMessageSize
 
 func toEngineAttributes(in map[string]MessageAttributeValue) []engine.MessageAttribute {
@@ -95,7 +96,7 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBatch("SendMessageBatchRequestEntry", in.Entries, func(e SendMessageBatchEntry) string { return e.Id }); err != nil {
+	if err := checkBatch("SendMessageBatchRequestEntry", c.svc.engine.Limits().MaxBatchEntries, in.Entries, func(e SendMessageBatchEntry) string { return e.Id }); err != nil {
 		return nil, err
 	}
 	a := q.Attributes()
@@ -248,7 +249,7 @@ func receiveMessage(c *call, in *ReceiveMessageInput) (*ReceiveMessageOutput, er
 	if in.MaxNumberOfMessages != nil {
 		if *in.MaxNumberOfMessages == 0 {
 			// 0 is out of range, not "the default".
-			return nil, engine.Errorf(engine.ErrInvalidParameterValue, "Value 0 for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 10, if provided.")
+			return nil, engine.Errorf(engine.ErrInvalidParameterValue, "Value 0 for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and %d, if provided.", c.svc.engine.Limits().MaxBatchEntries)
 		}
 		opts.MaxMessages = *in.MaxNumberOfMessages
 	}
@@ -322,7 +323,7 @@ func deleteMessageBatch(c *call, in *DeleteMessageBatchInput) (*DeleteMessageBat
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBatch("DeleteMessageBatchRequestEntry", in.Entries, func(e DeleteMessageBatchEntry) string { return e.Id }); err != nil {
+	if err := checkBatch("DeleteMessageBatchRequestEntry", c.svc.engine.Limits().MaxBatchEntries, in.Entries, func(e DeleteMessageBatchEntry) string { return e.Id }); err != nil {
 		return nil, err
 	}
 	handles := make([]string, len(in.Entries))
@@ -367,7 +368,7 @@ func changeMessageVisibilityBatch(c *call, in *ChangeMessageVisibilityBatchInput
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBatch("ChangeMessageVisibilityBatchRequestEntry", in.Entries, func(e ChangeMessageVisibilityBatchEntry) string { return e.Id }); err != nil {
+	if err := checkBatch("ChangeMessageVisibilityBatchRequestEntry", c.svc.engine.Limits().MaxBatchEntries, in.Entries, func(e ChangeMessageVisibilityBatchEntry) string { return e.Id }); err != nil {
 		return nil, err
 	}
 	out := &ChangeMessageVisibilityBatchOutput{}

@@ -75,11 +75,12 @@ func register[I, O any](table map[string]action, name string, fn func(*call, *I)
 var batchEntryID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
 
 // checkBatch applies the whole-batch rules to entries of the type entryType
-// names, whose ids id reads: 1 to 10 entries, valid and distinct ids. The
+// names, whose ids id reads: 1 to max entries (10 in SQS), valid and
+// distinct ids. The
 // texts are AWS's (moto's aws_verified test_send_message_batch_errors and
 // test_delete_message_batch_with_zero_entries; LocalStack's validated
 // test_too_many_entries_in_batch_request and test_invalid_batch_id).
-func checkBatch[E any](entryType string, entries []E, id func(E) string) error {
+func checkBatch[E any](entryType string, max int, entries []E, id func(E) string) error {
 	ids := make([]string, len(entries))
 	for i, e := range entries {
 		ids[i] = id(e)
@@ -87,8 +88,8 @@ func checkBatch[E any](entryType string, entries []E, id func(E) string) error {
 	if len(ids) == 0 {
 		return engine.Errorf(engine.ErrEmptyBatchRequest, "There should be at least one %s in the request.", entryType)
 	}
-	if len(ids) > engine.MaxMessagesPerReceive {
-		return engine.Errorf(engine.ErrTooManyEntriesInBatch, "Maximum number of entries per request are 10. You have sent %d.", len(ids))
+	if len(ids) > max {
+		return engine.Errorf(engine.ErrTooManyEntriesInBatch, "Maximum number of entries per request are %d. You have sent %d.", max, len(ids))
 	}
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
