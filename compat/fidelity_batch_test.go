@@ -361,3 +361,53 @@ func TestFidelityBatchEntryTooLong(t *testing.T) {
 		fdWant(t, p+" single send", single, 400, "InvalidParameterValue", "One or more parameters are invalid. Reason: Message must be shorter than 1024 bytes.")
 	}
 }
+
+// A FIFO batch with an entry lacking MessageGroupId, or lacking the
+// deduplication id the queue needs, fails as a whole with
+// InvalidParameterValue, where a single send without MessageGroupId is
+// MissingParameter (localstack/localstack test_sqs.snapshot.json, recorded
+// 30-04-2024: test_send_batch_missing_message_group_id_for_fifo_queue,
+// test_send_batch_missing_deduplication_id_for_fifo_queue and
+// test_posting_to_fifo_requires_deduplicationid_group_id, [sqs] and
+// [sqs_query]).
+func TestFidelityFIFORequiredIDs(t *testing.T) {
+	e := newFDEnv(t, server.Config{})
+	qurl := e.create("required.fifo", map[string]string{"FifoQueue": "true"})
+	const noGroup = "The request must contain the parameter MessageGroupId."
+	const noDedup = "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly"
+	good := [3]string{"good", "g", "d"}
+	for _, p := range fdProtocols {
+		batch := func(entries ...[3]string) error { // id, group, dedup ("" leaves it out)
+			opt := func(s string) *string {
+				if s == "" {
+					return nil
+				}
+				return &s
+			}
+			if p == "json" {
+				in := &sqsv2.SendMessageBatchInput{QueueUrl: jStr(qurl)}
+				for _, x := range entries {
+					in.Entries = append(in.Entries, types.SendMessageBatchRequestEntry{Id: jStr(x[0]), MessageBody: jStr("x"), MessageGroupId: opt(x[1]), MessageDeduplicationId: opt(x[2])})
+				}
+				_, err := e.js.SendMessageBatch(e.ctx, in)
+				return err
+			}
+			in := &sqsv1.SendMessageBatchInput{QueueUrl: qStr(qurl)}
+			for _, x := range entries {
+				in.Entries = append(in.Entries, &sqsv1.SendMessageBatchRequestEntry{Id: qStr(x[0]), MessageBody: qStr("x"), MessageGroupId: opt(x[1]), MessageDeduplicationId: opt(x[2])})
+			}
+			_, err := e.q.SendMessageBatch(in)
+			return err
+		}
+		fdWant(t, p+" batch without a group", batch(good, [3]string{"bad", "", "d2"}), 400, "InvalidParameterValue", noGroup)
+		fdWant(t, p+" batch without a deduplication id", batch(good, [3]string{"bad", "g", ""}), 400, "InvalidParameterValue", noDedup)
+		_, err := e.fdSend(p, qurl, "x", nil, jStr("d"))
+		fdWant(t, p+" send without a group", err, 400, "MissingParameter", noGroup)
+		_, err = e.fdSend(p, qurl, "x", jStr("g"), nil)
+		fdWant(t, p+" send without a deduplication id", err, 400, "InvalidParameterValue", noDedup)
+	}
+	out, err := e.js.ReceiveMessage(e.ctx, &sqsv2.ReceiveMessageInput{QueueUrl: jStr(qurl), MaxNumberOfMessages: 10})
+	if err != nil || len(out.Messages) != 0 {
+		t.Errorf("refused batches stored %d messages (%v)", len(out.Messages), err)
+	}
+}
