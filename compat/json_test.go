@@ -285,8 +285,14 @@ func (r jsRaw) wantError(t *testing.T, status int, shape, queryCode string) {
 	if r.Status != status {
 		t.Fatalf("status = %d, want %d (body %s)", r.Status, status, r.Body)
 	}
-	if got := r.JSON["__type"]; got != "com.amazonaws.sqs#"+shape {
-		t.Fatalf("__type = %v, want com.amazonaws.sqs#%s", got, shape)
+	namespace := "com.amazonaws.sqs#"
+	if shape == "InvalidParameterValueException" {
+		// As AWS answers it (go-cloud's replay TestFIFO/TestSQSTopic/
+		// TestSendReceiveInvalidNoDeduplicationID).
+		namespace = "com.amazon.coral.service#"
+	}
+	if got := r.JSON["__type"]; got != namespace+shape {
+		t.Fatalf("__type = %v, want %s%s", got, namespace, shape)
 	}
 	if msg, _ := r.JSON["message"].(string); msg == "" {
 		t.Fatalf("error has no message: %s", r.Body)

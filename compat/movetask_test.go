@@ -13,6 +13,8 @@ package compat
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -654,7 +656,8 @@ func TestMoveTaskCancel(t *testing.T) {
 		} else {
 			e.c.code(t, err)
 		}
-		_, err = e.c.cancel("bm8tc3VjaC10YXNr")
+		unknown := base64.StdEncoding.EncodeToString([]byte(`{"taskId":"10f57157-fc38-4da9-a113-4de7e12d05aa","sourceArn":"` + dlq + `"}`))
+		_, err = e.c.cancel(unknown)
 		if err == nil {
 			t.Fatal("cancelling an unknown task succeeded")
 		}
@@ -709,9 +712,9 @@ func TestMoveTaskErrors(t *testing.T) {
 		}
 		e.awaitIdle(dlq, 1)
 		_, err = e.c.start(dlq, "", nil)
-		wantCode("second active task", err, "AWS.SimpleQueueService.UnsupportedOperation")
+		wantCode("second active task", err, "InvalidParameterValue")
 		_, err = e.c.start(dlq, mvArn("plain"), awsv2.Int(10))
-		wantCode("second active task with a destination", err, "AWS.SimpleQueueService.UnsupportedOperation")
+		wantCode("second active task with a destination", err, "InvalidParameterValue")
 		// It finishes on the next tick; then another may start.
 		e.srv.Clock.Advance(time.Second)
 		mvWantTask(t, e.awaitStatus(dlq, "COMPLETED"), "COMPLETED", 2, 2)
@@ -889,4 +892,61 @@ func mvV2Newest(t *testing.T, c *sqsv2.Client, source string) types.ListMessageM
 		t.Fatalf("ListMessageMoveTasks listed %d tasks, want 1", len(out.Results))
 	}
 	return out.Results[0]
+}
+
+// Move task answers in AWS's words, from localstack/localstack
+// tests/aws/services/sqs/test_sqs_move_task.snapshot.json (recorded
+// 30-04-2024): test_source_needs_redrive_policy,
+// test_start_multiple_move_tasks, test_cancel_with_invalid_task_handle,
+// test_cancel_with_invalid_source_arn_in_task_handle and
+// test_cancel_with_invalid_task_id_in_task_handle; and the handle AWS
+// gives, the base64 of {"taskId":"<uuid>","sourceArn":"<arn>"}
+// (test_basic_move_task_workflow, markers.aws.validated).
+func TestMoveTaskFidelity(t *testing.T) {
+	mvProtocols(t, func(e *mvEnv) {
+		t := e.t
+		e.setup("orders", "m1", "m2")
+		dlq := mvArn("orders-dlq")
+		e.c.createQueue(t, "plain", nil)
+		want := func(what string, err error, status int, code, message string) {
+			t.Helper()
+			fdWant(t, what, err, status, code, message)
+		}
+		_, err := e.c.start(mvArn("plain"), mvArn("orders"), nil)
+		want("not a dead-letter queue", err, 400, "InvalidParameterValue", "Source queue must be configured as a Dead Letter Queue.")
+		_, err = e.c.start(dlq, mvArn("plain")+"doesntexist", nil)
+		want("unknown destination", err, 404, "ResourceNotFoundException", "The resource that you specified for the DestinationArn parameter doesn't exist.")
+
+		h, err := e.c.start(dlq, "", awsv2.Int(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := base64.StdEncoding.DecodeString(h)
+		var handle struct {
+			TaskID    string `json:"taskId"`
+			SourceArn string `json:"sourceArn"`
+		}
+		if err != nil || json.Unmarshal(raw, &handle) != nil || handle.SourceArn != dlq {
+			t.Fatalf("TaskHandle %q decodes to %s (%v)", h, raw, err)
+		}
+		if _, err := uuid.Parse(handle.TaskID); err != nil {
+			t.Fatalf("taskId %q: %v", handle.TaskID, err)
+		}
+		e.awaitIdle(dlq, 1)
+		_, err = e.c.start(dlq, "", nil)
+		want("second task", err, 400, "InvalidParameterValue", "There is already a task running. Only one active task is allowed for a source queue arn at a given time.")
+
+		encode := func(id, arn string) string {
+			return base64.StdEncoding.EncodeToString([]byte(`{"taskId":"` + id + `","sourceArn":"` + arn + `"}`))
+		}
+		_, err = e.c.cancel("foobared")
+		want("undecodable handle", err, 400, "InvalidParameterValue", "Value for parameter TaskHandle is invalid.")
+		_, err = e.c.cancel(encode("10f57157-fc38-4da9-a113-4de7e12d05dd", "arn:aws:sqs:us-east-1:878966065785:test-queue-doesnt-exist-123456"))
+		want("unknown source", err, 404, "ResourceNotFoundException", "The resource that you specified for the SourceArn parameter doesn't exist.")
+		_, err = e.c.cancel(encode("10f57157-fc38-4da9-a113-4de7e12d05aa", dlq))
+		want("unknown task", err, 404, "ResourceNotFoundException", "Task does not exist.")
+		if moved, err := e.c.cancel(h); err != nil || moved != 1 {
+			t.Fatalf("cancel: %d, %v", moved, err)
+		}
+	})
 }

@@ -119,20 +119,20 @@ func checkRange(name string, v *int, lo, hi int) error {
 	return nil
 }
 
-// validate checks every named value against AWS's ranges and the queue
+// validate checks every named value against the ranges of l and the queue
 // type. Checks that need other queues (the dead-letter target) are the
 // engine's.
-func (u *AttributeUpdate) validate(fifo bool) error {
+func (u *AttributeUpdate) validate(fifo bool, l Limits) error {
 	for _, c := range []struct {
 		name   string
 		v      *int
 		lo, hi int
 	}{
-		{"DelaySeconds", u.DelaySeconds, 0, MaxDelaySeconds},
-		{"MaximumMessageSize", u.MaximumMessageSize, MinMaximumMessageSize, MaxMaximumMessageSize},
-		{"MessageRetentionPeriod", u.MessageRetentionPeriod, MinRetentionSeconds, MaxRetentionSeconds},
-		{"ReceiveMessageWaitTimeSeconds", u.ReceiveMessageWaitTimeSeconds, 0, MaxReceiveWaitSeconds},
-		{"VisibilityTimeout", u.VisibilityTimeout, 0, MaxVisibilityTimeout},
+		{"DelaySeconds", u.DelaySeconds, 0, l.MaxDelaySeconds},
+		{"MaximumMessageSize", u.MaximumMessageSize, l.MinMaximumMessageSize, l.MaxMaximumMessageSize},
+		{"MessageRetentionPeriod", u.MessageRetentionPeriod, l.MinRetentionSeconds, l.MaxRetentionSeconds},
+		{"ReceiveMessageWaitTimeSeconds", u.ReceiveMessageWaitTimeSeconds, 0, l.MaxReceiveWaitSeconds},
+		{"VisibilityTimeout", u.VisibilityTimeout, l.MinVisibilityTimeout, l.MaxVisibilityTimeout},
 		{"KmsDataKeyReusePeriodSeconds", u.KmsDataKeyReusePeriodSeconds, MinKmsDataKeyReusePeriod, MaxKmsDataKeyReusePeriod},
 	} {
 		if err := checkRange(c.name, c.v, c.lo, c.hi); err != nil {
@@ -162,16 +162,19 @@ func (u *AttributeUpdate) validate(fifo bool) error {
 		}
 	}
 	if !fifo {
-		// On a standard queue even FifoQueue=false is unknown, as in SQS.
-		for name, set := range map[string]bool{
-			"FifoQueue":                 u.FifoQueue != nil,
-			"ContentBasedDeduplication": u.ContentBasedDeduplication != nil,
-			"DeduplicationScope":        u.DeduplicationScope != nil,
-			"FifoThroughputLimit":       u.FifoThroughputLimit != nil,
-		} {
-			if set {
-				return Errorf(ErrInvalidAttributeName, "Unknown Attribute %s.", name)
-			}
+		// On a standard queue even FifoQueue=false is unknown, and the
+		// high-throughput settings say why (LocalStack's validated
+		// test_create_standard_queue_with_fifo_attribute_raises_error and
+		// test_set_unsupported_attribute_standard).
+		switch {
+		case u.FifoQueue != nil:
+			return Errorf(ErrInvalidAttributeName, "Unknown Attribute FifoQueue.")
+		case u.ContentBasedDeduplication != nil:
+			return Errorf(ErrInvalidAttributeName, "Unknown Attribute ContentBasedDeduplication.")
+		case u.DeduplicationScope != nil:
+			return Errorf(ErrInvalidAttributeName, "You can specify the DeduplicationScope only when FifoQueue is set to true.")
+		case u.FifoThroughputLimit != nil:
+			return Errorf(ErrInvalidAttributeName, "You can specify the FifoThroughputLimit only when FifoQueue is set to true.")
 		}
 	}
 	if v := u.DeduplicationScope; v != nil && *v != DeduplicationScopeQueue && *v != DeduplicationScopeMessageGroup {

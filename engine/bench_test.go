@@ -126,3 +126,39 @@ func BenchmarkQueuedMessageMemory(b *testing.B) {
 	b.ReportMetric(perMessage, "heap-B/msg")
 	b.ReportMetric(0, "ns/op")
 }
+
+// BenchmarkFIFOReceiveDeleteGroups receives, acknowledges and sends one
+// message per op on a FIFO queue whose messages are spread over many
+// groups, to show that the cost of finding the next group does not grow
+// with their number.
+func BenchmarkFIFOReceiveDeleteGroups(b *testing.B) {
+	for _, groups := range []int{10, 100000} {
+		b.Run("groups="+strconv.Itoa(groups), func(b *testing.B) {
+			e, _ := newTestEngine(b, Options{})
+			q, err := e.CreateQueue("bench.fifo", AttributeUpdate{FifoQueue: ptr(true), ContentBasedDeduplication: ptr(true)}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			next := func() []NewMessage {
+				n++
+				return []NewMessage{{Body: benchBody + strconv.Itoa(n), GroupID: strconv.Itoa(n % groups)}}
+			}
+			for range 2 * groups {
+				if r := q.Send(next()); r[0].Err != nil {
+					b.Fatal(r[0].Err)
+				}
+			}
+			ctx, opts := context.Background(), ReceiveOptions{MaxMessages: 1, WaitSeconds: ptr(0)}
+			runtime.GC()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				receiveAck(b, q, ctx, opts)
+				if r := q.Send(next()); r[0].Err != nil {
+					b.Fatal(r[0].Err)
+				}
+			}
+		})
+	}
+}

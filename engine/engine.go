@@ -38,6 +38,9 @@ type Options struct {
 	// that a change the store did not record is neither answered as done
 	// nor kept in memory.
 	FailWrites func() error
+	// Limits is the profile of limits to enforce; the zero value is
+	// AWSLimits.
+	Limits Limits
 }
 
 // Defaults for Options.
@@ -88,6 +91,9 @@ func Open(opts Options) (*Engine, error) {
 	}
 	if opts.AccountID == "" {
 		opts.AccountID = DefaultAccountID
+	}
+	if opts.Limits == (Limits{}) {
+		opts.Limits = AWSLimits
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -151,6 +157,10 @@ func (e *Engine) Close() error {
 // Region and AccountID name where queues live, for ARNs and URLs.
 func (e *Engine) Region() string    { return e.opts.Region }
 func (e *Engine) AccountID() string { return e.opts.AccountID }
+
+// Limits is the profile of limits the engine enforces, which front ends
+// enforce too.
+func (e *Engine) Limits() Limits { return e.opts.Limits }
 
 // Now is the engine clock's current time.
 func (e *Engine) Now() time.Time { return e.clock.Now() }
@@ -248,23 +258,11 @@ func (e *Engine) sweep() {
 	}
 }
 
-// ValidQueueName reports whether name is 1 to 80 letters, digits, hyphens
-// and underscores, with an optional ".fifo" suffix counted in the 80.
-func ValidQueueName(name string) bool {
-	if len(name) == 0 || len(name) > MaxQueueNameLen {
-		return false
-	}
-	base := strings.TrimSuffix(name, ".fifo")
-	if base == "" {
-		return false
-	}
-	for _, c := range base {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+// ValidQueueName reports whether name is an SQS queue name: 1 to 80
+// letters, digits, hyphens and underscores, with an optional ".fifo" suffix
+// counted in the 80. An engine checks the names of new queues against its
+// own Limits.
+func ValidQueueName(name string) bool { return AWSLimits.ValidQueueName(name) }
 
 // CreateQueue is CreateQueueIn the default namespace.
 func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string]string) (*Queue, error) {
@@ -274,8 +272,8 @@ func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string
 // CreateQueueIn creates a queue in ns, or returns the existing one of that
 // name when every attribute the call names has the value it already has.
 func (e *Engine) CreateQueueIn(ns Namespace, name string, attrs AttributeUpdate, tags map[string]string) (*Queue, error) {
-	if !ValidQueueName(name) {
-		return nil, Errorf(ErrInvalidParameterValue, "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length")
+	if !e.opts.Limits.ValidQueueName(name) {
+		return nil, Errorf(ErrInvalidParameterValue, "%s", e.opts.Limits.QueueNameRule())
 	}
 	// A ".fifo" name is a FIFO queue's; a FIFO queue made outside SQS (the
 	// REST API) may have any name.
@@ -286,7 +284,7 @@ func (e *Engine) CreateQueueIn(ns Namespace, name string, attrs AttributeUpdate,
 	case strings.HasSuffix(name, ".fifo") && !fifo:
 		return nil, Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoQueue. Reason: The name of a FIFO queue can only end with .fifo suffix")
 	}
-	if err := attrs.validate(fifo); err != nil {
+	if err := attrs.validate(fifo, e.opts.Limits); err != nil {
 		return nil, err
 	}
 	if err := validateTags(tags); err != nil {
@@ -301,10 +299,13 @@ func (e *Engine) CreateQueueIn(ns Namespace, name string, attrs AttributeUpdate,
 		}
 		return q, nil
 	}
+	if max := e.opts.Limits.MaxQueues; max > 0 && e.countQueuesLocked(ns) >= max {
+		return nil, Errorf(ErrOverLimit, "The number of queues has reached the limit of %d.", max)
+	}
 	if at, ok := e.deletedAt[ref]; ok && !e.opts.SkipCooldowns && e.clock.Now().Sub(at) < DeleteQueueCooldown {
 		return nil, Errorf(ErrQueueDeletedRecently, "You must wait 60 seconds after deleting a queue before you can create another with the same name.")
 	}
-	a := DefaultAttributes(fifo)
+	a := e.opts.Limits.DefaultAttributes(fifo)
 	if err := e.checkRedriveLocked(ns.Arn(name), attrs.RedrivePolicy, fifo); err != nil {
 		return nil, err
 	}

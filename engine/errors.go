@@ -33,6 +33,9 @@ const (
 	ErrBatchEntryIdsNotDistinct Code = "BatchEntryIdsNotDistinct"
 	ErrBatchRequestTooLong      Code = "BatchRequestTooLong"
 	ErrInvalidBatchEntryID      Code = "InvalidBatchEntryId"
+	// ErrMoveTaskRunning is a second active move task of one source, which
+	// SQS answers as an InvalidParameterValue.
+	ErrMoveTaskRunning Code = "MoveTaskRunning"
 )
 
 // Error is a typed engine failure: a Code for programs and a message for

@@ -1,9 +1,15 @@
 package engine
 
+import "time"
+
 // Message groups. On a FIFO queue a group is the unit of ordering: its
-// visible messages wait in the group's own list in sequence order, and the
-// group can be delivered from only while none of its messages is in flight
-// (API_ReceiveMessage; "FIFO queue logic" in the SQS Developer Guide). On a
+// visible messages wait in the group's own list in sequence order, and a
+// receive takes them in that order up to the group's first message in
+// flight: a message in flight holds back the messages sent after it, not
+// those before it (API_ReceiveMessage; "FIFO queue logic" in the SQS
+// Developer Guide; LocalStack's tests validated against AWS,
+// test_fifo_message_group_visibility_after_terminate_visibility_timeout and
+// test_fifo_group_visibility_extends_with_change_message_visibility). On a
 // standard queue a group is a fair-queue tenant: it only counts its
 // messages in flight, so that a receive can pass over a noisy one.
 
@@ -11,17 +17,37 @@ package engine
 type group struct {
 	id       string
 	ready    readyList // FIFO: visible messages, lowest sequence first
+	held     readyList // FIFO: messages in flight, lowest sequence first
 	inFlight int
 	members  int // messages of the group in the queue, in any state
-	// Place in the queue's list of FIFO groups that can deliver now.
-	link      link[group]
-	available bool
+	// Fair queues: whether the tenant is marked noisy, and when it last
+	// sent a message.
+	noisy    bool
+	lastSend int64
+	// Place in the queue's heap of FIFO groups that can deliver now, plus
+	// one (0: not in it), and the key the heap orders it by (groupBefore),
+	// taken from its first visible message.
+	pos int
+	key groupKey
 }
 
-// groupList holds groups in the order they became available.
-type groupList = list[group, *group]
+// groupKey orders the FIFO groups that can deliver: by when their first
+// visible message became visible; at one instant, as under a stopped
+// clock, one never received before one that came back, which left and
+// returned after it was sent; then by sequence number.
+type groupKey struct {
+	since    int64
+	returned bool
+	seq      uint64
+}
 
-func (g *group) links() *link[group] { return &g.link }
+func keyOf(head *message) groupKey {
+	return groupKey{since: readySince(head), returned: head.receiveCount > 0, seq: head.seq}
+}
+
+// readySince is when a visible message became visible: its send, the end
+// of its delay or lease, or the visibility change that released it.
+func readySince(m *message) int64 { return max(m.sentAt, m.visibleAt) }
 
 // insertSorted puts m in l in sequence order, searching from the front for
 // a redelivery and from the back for a new message, where each belongs.
@@ -52,6 +78,13 @@ func insertSorted(l *readyList, m *message, fromFront bool) {
 	}
 }
 
+// insertHeld puts a message that goes in flight into its group's held
+// list. A receive takes messages below the list's front, and a queue loads
+// them in sequence order, so either end is near.
+func insertHeld(l *readyList, m *message) {
+	insertSorted(l, m, l.tail != nil && m.seq < l.tail.seq)
+}
+
 // groupLocked returns the group called id, creating it.
 func (q *Queue) groupLocked(id string) *group {
 	g := q.groups[id]
@@ -62,59 +95,107 @@ func (q *Queue) groupLocked(id string) *group {
 	return g
 }
 
-// updateAvailabilityLocked keeps a FIFO group in the available list exactly
-// while it has visible messages and none in flight, and forgets a group
-// that has no messages left.
+// deliverable reports whether a FIFO group's first visible message comes
+// before its first message in flight.
+func (g *group) deliverable() bool {
+	head, held := g.ready.front(), g.held.front()
+	return head != nil && (held == nil || head.seq < held.seq)
+}
+
+// updateAvailabilityLocked keeps a FIFO group in the available heap exactly
+// while it can deliver, ordered by when its first visible message became
+// visible, and forgets a group that has no messages left. A group whose
+// head came back from flight so goes after the groups whose heads waited
+// all along, and one whose head was sent earlier before those sent later
+// (LocalStack's AWS orderings in test_fifo_receive_message_with_zero_
+// visibility_timeout and test_fifo_message_group_visibility_after_delete).
 func (q *Queue) updateAvailabilityLocked(g *group) {
-	can := q.fifo && g.inFlight == 0 && g.ready.len() > 0
-	switch {
-	case can && !g.available:
-		q.available.pushBack(g)
-		g.available = true
-	case !can && g.available:
-		q.available.remove(g)
-		g.available = false
+	if q.fifo {
+		switch {
+		case g.deliverable():
+			key := keyOf(g.ready.front())
+			if g.pos == 0 {
+				g.key = key
+				q.available.push(g)
+			} else if g.key != key {
+				g.key = key
+				q.available.fix(g)
+			}
+		case g.pos != 0:
+			q.available.remove(g)
+		}
+	} else if g.inFlight == g.members {
+		g.noisy = false // its backlog is drained
 	}
 	if g.members == 0 {
 		delete(q.groups, g.id)
 	}
 }
 
-// Fair queues (standard queues with message groups, 2025): a tenant is noisy
-// when it holds more than 10% of the queue's messages in flight and at
-// least 30 of its own ("Amazon SQS fair queues", SQS Developer Guide).
+// groupCursor is a receive's place among a FIFO queue's groups: the group
+// it takes from and that group's first message in flight when the receive
+// came to it, which the receive does not pass.
+type groupCursor struct {
+	g     *group
+	limit uint64 // sequence number; 0 when none was in flight
+}
+
+// Fair queues (standard queues with message groups, 2025), after "How
+// Amazon SQS fair queues work" (SQS Developer Guide): a tenant is marked
+// noisy when it holds more than 10% of the queue's messages in flight and
+// at least 30 of its own, and it stays marked, its messages passed over
+// for other tenants', until its backlog is drained or it has sent nothing
+// for 5 consecutive minutes. A message without a group is a tenant of its
+// own, never noisy. The guide's second measure, a tenant's share of
+// consumer processing time, is not kept.
 const (
 	noisyMinInFlight = 30
 	noisyShare       = 10 // percent
+	quietAfter       = int64(5 * time.Minute)
 	// fairScanLimit bounds how far past noisy tenants' messages a receive
 	// looks for another tenant's, so a receive stays O(1) at any depth.
 	fairScanLimit = 100
 )
 
-func (q *Queue) noisyLocked(g *group) bool {
-	return g != nil && g.inFlight >= noisyMinInFlight && g.inFlight*100 > q.inFlight*noisyShare
+// noisyLocked reports whether tenant g is noisy at now, marking it so or
+// lifting the mark as the rules say.
+func (q *Queue) noisyLocked(g *group, now int64) bool {
+	if g == nil {
+		return false
+	}
+	if g.noisy && now-g.lastSend >= quietAfter {
+		g.noisy = false
+	}
+	if !g.noisy && g.inFlight >= noisyMinInFlight && g.inFlight*100 > q.inFlight*noisyShare {
+		g.noisy = true
+	}
+	return g.noisy
 }
 
 // nextReadyLocked returns the next message a receive should consider, or
-// nil. On a FIFO queue it keeps to *cur, the group this receive is taking
-// from, until that group has nothing more visible, then moves to the next
-// available group. On a standard queue it takes the oldest visible message,
-// passing over those of noisy tenants when another tenant's is near.
-func (q *Queue) nextReadyLocked(cur **group) *message {
+// nil. On a FIFO queue it keeps to the cursor's group until that group has
+// nothing more to deliver, then moves to the next available group. On a
+// standard queue it takes the oldest visible message, passing over those
+// of noisy tenants when another tenant's is near.
+func (q *Queue) nextReadyLocked(cur *groupCursor, now int64) *message {
 	if q.fifo {
-		if *cur != nil {
-			if m := (*cur).ready.front(); m != nil {
+		if g := cur.g; g != nil {
+			if m := g.ready.front(); m != nil && (cur.limit == 0 || m.seq < cur.limit) {
 				return m
 			}
 		}
-		*cur = q.available.front()
-		if *cur == nil {
+		g := q.available.front()
+		*cur = groupCursor{g: g}
+		if g == nil {
 			return nil
 		}
-		return (*cur).ready.front()
+		if h := g.held.front(); h != nil {
+			cur.limit = h.seq
+		}
+		return g.ready.front()
 	}
 	first := q.ready.front()
-	if first == nil || !q.noisyLocked(first.group) {
+	if first == nil || !q.noisyLocked(first.group, now) {
 		return first
 	}
 	// With only noisy tenants near, the one with the fewest in flight goes
@@ -122,7 +203,7 @@ func (q *Queue) nextReadyLocked(cur **group) *message {
 	best := first
 	m := first.link.next
 	for i := 0; m != nil && i < fairScanLimit; i, m = i+1, m.link.next {
-		if !q.noisyLocked(m.group) {
+		if !q.noisyLocked(m.group, now) {
 			return m
 		}
 		if m.group.inFlight < best.group.inFlight {

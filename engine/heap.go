@@ -1,9 +1,12 @@
 package engine
 
-// The index structures a queue keeps over its messages. Both are built so
-// that the cost of an operation does not grow with the queue's depth:
-// readyList is an intrusive list (list.go), and deadlineHeap removes lazily,
-// so acknowledging a message never walks a heap.
+import "container/heap"
+
+// The index structures a queue keeps over its messages and groups. They are
+// built so that the cost of an operation does not grow with the queue's
+// depth: readyList is an intrusive list (list.go), deadlineHeap removes
+// lazily, so acknowledging a message never walks a heap, and groupHeap
+// keeps each group's place, so a group moves in O(log n).
 
 // readyList holds visible messages in delivery order.
 type readyList = list[message, *message]
@@ -95,4 +98,143 @@ func (h *deadlineHeap) down(i int) {
 		h.items[i], h.items[c] = h.items[c], h.items[i]
 		i = c
 	}
+}
+
+// groupHeap is a binary min-heap of the FIFO groups that can deliver,
+// ordered by each group's key. Each group keeps its
+// place in pos, so one that stops delivering or whose first message changes
+// is removed or moved in O(log n), however many groups wait.
+type groupHeap struct {
+	items []*group
+}
+
+func groupBefore(a, b *group) bool {
+	x, y := a.key, b.key
+	switch {
+	case x.since != y.since:
+		return x.since < y.since
+	case x.returned != y.returned:
+		return !x.returned
+	}
+	return x.seq < y.seq
+}
+
+func (h *groupHeap) len() int { return len(h.items) }
+
+func (h *groupHeap) front() *group {
+	if len(h.items) == 0 {
+		return nil
+	}
+	return h.items[0]
+}
+
+func (h *groupHeap) push(g *group) {
+	h.items = append(h.items, g)
+	g.pos = len(h.items)
+	h.up(len(h.items) - 1)
+}
+
+func (h *groupHeap) remove(g *group) {
+	i, last := g.pos-1, len(h.items)-1
+	if i != last {
+		h.swap(i, last)
+	}
+	h.items[last] = nil
+	h.items = h.items[:last]
+	g.pos = 0
+	if i != last {
+		h.fixAt(i)
+	}
+}
+
+// fix restores g's place after its key changed.
+func (h *groupHeap) fix(g *group) { h.fixAt(g.pos - 1) }
+
+func (h *groupHeap) fixAt(i int) {
+	if !h.down(i) {
+		h.up(i)
+	}
+}
+
+func (h *groupHeap) reset() {
+	for _, g := range h.items {
+		g.pos = 0
+	}
+	clear(h.items)
+	h.items = h.items[:0]
+}
+
+func (h *groupHeap) swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.items[i].pos, h.items[j].pos = i+1, j+1
+}
+
+func (h *groupHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !groupBefore(h.items[i], h.items[p]) {
+			return
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+// down moves item i towards the leaves and reports whether it moved.
+func (h *groupHeap) down(i int) bool {
+	start, n := i, len(h.items)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && groupBefore(h.items[r], h.items[c]) {
+			c = r
+		}
+		if !groupBefore(h.items[c], h.items[i]) {
+			break
+		}
+		h.swap(i, c)
+		i = c
+	}
+	return i > start
+}
+
+// ordered calls visit with the groups in heap order until it returns
+// false. It walks the heap with a frontier of candidates, so visiting k
+// groups costs O(k log k) whatever the heap's size.
+func (h *groupHeap) ordered(visit func(*group) bool) {
+	if len(h.items) == 0 {
+		return
+	}
+	f := &groupFrontier{h: h, at: []int{0}}
+	for f.Len() > 0 {
+		i := heap.Pop(f).(int)
+		if !visit(h.items[i]) {
+			return
+		}
+		for _, c := range [2]int{2*i + 1, 2*i + 2} {
+			if c < len(h.items) {
+				heap.Push(f, c)
+			}
+		}
+	}
+}
+
+// groupFrontier is a container/heap of indexes into a groupHeap's items.
+type groupFrontier struct {
+	h  *groupHeap
+	at []int
+}
+
+func (f *groupFrontier) Len() int { return len(f.at) }
+func (f *groupFrontier) Less(i, j int) bool {
+	return groupBefore(f.h.items[f.at[i]], f.h.items[f.at[j]])
+}
+func (f *groupFrontier) Swap(i, j int) { f.at[i], f.at[j] = f.at[j], f.at[i] }
+func (f *groupFrontier) Push(x any)    { f.at = append(f.at, x.(int)) }
+func (f *groupFrontier) Pop() any {
+	x := f.at[len(f.at)-1]
+	f.at = f.at[:len(f.at)-1]
+	return x
 }

@@ -80,19 +80,34 @@ func (q *Queue) visibleLocked(limit int) []*message {
 		add(&q.ready)
 		return picked
 	}
-	for g := q.available.front(); g != nil && len(picked) < limit; g = g.link.next {
-		add(&g.ready)
-	}
-	// Groups held by a message in flight deliver later, oldest head first.
-	var held []*group
+	// Groups that can deliver, in the order they would: each up to its
+	// first message in flight.
+	q.available.ordered(func(g *group) bool {
+		held := g.held.front()
+		for m := g.ready.front(); m != nil && (held == nil || m.seq < held.seq) && len(picked) < limit; m = m.link.next {
+			picked = append(picked, m)
+		}
+		return len(picked) < limit
+	})
+	// Then the visible messages a message in flight holds back, oldest first.
+	var blocked []*message
 	for _, g := range q.groups {
-		if !g.available && g.ready.len() > 0 {
-			held = append(held, g)
+		held := g.held.front()
+		if held == nil {
+			continue
+		}
+		for m := g.ready.front(); m != nil; m = m.link.next {
+			if m.seq > held.seq {
+				blocked = append(blocked, m)
+			}
 		}
 	}
-	slices.SortFunc(held, func(a, b *group) int { return cmp.Compare(a.ready.front().seq, b.ready.front().seq) })
-	for _, g := range held {
-		add(&g.ready)
+	slices.SortFunc(blocked, func(a, b *message) int { return cmp.Compare(a.seq, b.seq) })
+	for _, m := range blocked {
+		if len(picked) == limit {
+			break
+		}
+		picked = append(picked, m)
 	}
 	return picked
 }

@@ -79,7 +79,8 @@ func (q *Queue) leaseLocked(h, staleReason string) (*message, error) {
 		return nil, errHandleNeverIssued(h)
 	}
 	if qid != q.uuid {
-		return nil, Errorf(ErrReceiptHandleIsInvalid, "The input receipt handle \"%s\" is not a valid receipt handle for this queue.", h)
+		// AWS's words (aws/aws-sdk-java-v2#3101, spulec/PyQS#24).
+		return nil, Errorf(ErrReceiptHandleIsInvalid, "The receipt handle \"%s\" is not valid for this queue.", h)
 	}
 	m := q.msgs.get(seq)
 	// A message never received has no delivery to name, whatever the token.
@@ -166,6 +167,10 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 	}
 	woke := false
 	for _, p := range planned {
+		if p.m.state == stateInFlight && p.state == stateInFlight {
+			q.extendLocked(p.m, p.end)
+			continue
+		}
 		q.unstateLocked(p.m)
 		p.m.visibleAt = p.end
 		q.setStateLocked(p.m, p.state, p.state == stateReady)

@@ -25,7 +25,12 @@ type NewMessage struct {
 	DelaySeconds    *int
 	GroupID         string
 	DeduplicationID string
-	SenderID        string
+	// GroupIDGiven and DeduplicationIDGiven say that the sender named the
+	// id, be it "": SQS refuses a group id given as "" on a standard queue
+	// and a deduplication id given as "" on a FIFO one, where it would take
+	// none.
+	GroupIDGiven, DeduplicationIDGiven bool
+	SenderID                           string
 }
 
 // SendResult is the outcome of sending one message: either the stored

@@ -79,7 +79,7 @@ func (e *Engine) StartMoveTask(sourceArn, destinationArn string, maxPerSecond *i
 		return "", Errorf(ErrResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
 	}
 	if len(e.DeadLetterSourceQueues(src)) == 0 {
-		return "", Errorf(ErrInvalidParameterValue, "Value %s for parameter SourceArn is invalid. Reason: Source queue must be configured as a Dead Letter Queue.", sourceArn)
+		return "", Errorf(ErrInvalidParameterValue, "Source queue must be configured as a Dead Letter Queue.")
 	}
 	if destinationArn != "" {
 		dst, err := e.QueueByArn(destinationArn)
@@ -108,7 +108,7 @@ func (e *Engine) StartMoveTask(sourceArn, destinationArn string, maxPerSecond *i
 	defer e.tasks.mu.Unlock()
 	for _, t := range e.tasks.byHandle {
 		if t.SourceArn == sourceArn && t.active() {
-			return "", Errorf(ErrUnsupportedOperation, "There is already a task running. Only one active task is allowed for a source queue arn at a given time.")
+			return "", Errorf(ErrMoveTaskRunning, "There is already a task running. Only one active task is allowed for a source queue arn at a given time.")
 		}
 	}
 	id, err := e.newID()
@@ -116,7 +116,7 @@ func (e *Engine) StartMoveTask(sourceArn, destinationArn string, maxPerSecond *i
 		return "", err
 	}
 	t := &moveTask{MoveTask: MoveTask{
-		Handle:         base64.StdEncoding.EncodeToString([]byte(id + "|" + sourceArn)),
+		Handle:         encodeTaskHandle(id, sourceArn),
 		SourceArn:      sourceArn,
 		DestinationArn: destinationArn,
 		MaxPerSecond:   rate,
@@ -131,12 +131,59 @@ func (e *Engine) StartMoveTask(sourceArn, destinationArn string, maxPerSecond *i
 	return t.Handle, nil
 }
 
+// taskHandle is what a task handle says, as AWS writes it: the standard
+// base64, padded, of this JSON (LocalStack's test_basic_move_task_workflow
+// decodes AWS's handles so; the API_ListMessageMoveTasks sample handle
+// decodes to {"taskId":"dc169e04-...","sourceArn":"arn:aws:sqs:..."}).
+type taskHandle struct {
+	TaskID    string `json:"taskId"`
+	SourceArn string `json:"sourceArn"`
+}
+
+func encodeTaskHandle(id, sourceArn string) string {
+	b, _ := json.Marshal(taskHandle{id, sourceArn})
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// decodeTaskHandle reads a task handle: AWS's form, or the base64 of
+// "id|sourceArn" that tasks stored by earlier versions of minisqs carry.
+func decodeTaskHandle(h string) (id, sourceArn string, ok bool) {
+	b, err := base64.StdEncoding.DecodeString(h)
+	if err != nil {
+		return "", "", false
+	}
+	var th taskHandle
+	if json.Unmarshal(b, &th) == nil && th.TaskID != "" && th.SourceArn != "" {
+		return th.TaskID, th.SourceArn, true
+	}
+	id, sourceArn, ok = strings.Cut(string(b), "|")
+	return id, sourceArn, ok && id != "" && sourceArn != ""
+}
+
 // CancelMoveTask stops a running task and returns how many messages it had
-// moved.
+// moved. The errors are AWS's (LocalStack's validated
+// test_cancel_with_invalid_task_handle, test_cancel_with_invalid_source_arn_
+// in_task_handle and test_cancel_with_invalid_task_id_in_task_handle).
 func (e *Engine) CancelMoveTask(handle string) (int64, error) {
+	id, sourceArn, ok := decodeTaskHandle(handle)
+	if !ok {
+		return 0, Errorf(ErrInvalidParameterValue, "Value for parameter TaskHandle is invalid.")
+	}
+	if _, err := e.QueueByArn(sourceArn); err != nil {
+		return 0, Errorf(ErrResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	}
 	e.tasks.mu.Lock()
 	defer e.tasks.mu.Unlock()
 	t := e.tasks.byHandle[handle]
+	if t == nil {
+		// The same task, its handle written otherwise.
+		for _, c := range e.tasks.byHandle {
+			if cid, carn, _ := decodeTaskHandle(c.Handle); cid == id && carn == sourceArn {
+				t = c
+				break
+			}
+		}
+	}
 	if t == nil {
 		return 0, Errorf(ErrResourceNotFound, "Task does not exist.")
 	}
@@ -336,10 +383,11 @@ func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, st
 	var batches []*batch
 	reason := ""
 	src.mu.Lock()
-	src.advance(e.clock.Now().UnixNano())
-	var cur *group
+	now := e.clock.Now().UnixNano()
+	src.advance(now)
+	var cur groupCursor
 	for taken := 0; taken < n; taken++ {
-		m := src.nextReadyLocked(&cur)
+		m := src.nextReadyLocked(&cur, now)
 		if m == nil {
 			break
 		}

@@ -9,14 +9,18 @@ package engine
 // Helpers here start with "mt" to keep clear of the other test files.
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tidwall/buntdb"
 )
 
 // mtWait bounds, in real time, how long a test waits for a task's goroutine
@@ -565,9 +569,12 @@ func TestMoveTaskOneActivePerSource(t *testing.T) {
 
 	h := mtStart(t, e, dlq.Arn(), "", ptr(1))
 	mtAwaitMoved(t, e, clk, dlq.Arn(), h, 1, 2)
+	// AWS answers InvalidParameterValue (LocalStack's validated
+	// test_start_multiple_move_tasks): the SQS protocols render
+	// ErrMoveTaskRunning so, and the REST API as move_task_running.
 	for _, dest := range []string{"", src.Arn()} {
 		_, err := e.StartMoveTask(dlq.Arn(), dest, nil)
-		wantCode(t, err, ErrUnsupportedOperation)
+		wantCode(t, err, ErrMoveTaskRunning)
 	}
 	// Another source is independent.
 	h2 := mtStart(t, e, other.Arn(), "", ptr(1))
@@ -619,10 +626,12 @@ func TestMoveTaskCancel(t *testing.T) {
 	if err == nil {
 		t.Fatal("cancelling a cancelled task succeeded")
 	}
+	// A handle that is not one is a bad value (LocalStack's validated
+	// test_cancel_with_invalid_task_handle).
 	_, err = e.CancelMoveTask("no-such-task")
-	wantCode(t, err, ErrResourceNotFound)
+	wantCode(t, err, ErrInvalidParameterValue)
 	_, err = e.CancelMoveTask("")
-	wantCode(t, err, ErrResourceNotFound)
+	wantCode(t, err, ErrInvalidParameterValue)
 
 	h2 := mtStart(t, e, dlq.Arn(), "", nil)
 	mtWantTask(t, mtAwaitDone(t, e, dlq.Arn(), h2), TaskCompleted, 4, 4)
@@ -929,4 +938,83 @@ func TestMoveTaskCancelledAcrossRestart(t *testing.T) {
 	// Not active: a new task may start.
 	h2 := mtStart(t, e, dlq.Arn(), "", nil)
 	mtWantTask(t, mtAwaitDone(t, e, dlq.Arn(), h2), TaskCompleted, 2, 2)
+}
+
+// Task handles are AWS's: the padded standard base64 of
+// {"taskId":"<uuid>","sourceArn":"<arn>"} (LocalStack's validated
+// test_basic_move_task_workflow decodes them so; the API_ListMessageMoveTasks
+// sample handle is of this form). Cancel answers a handle that is not one,
+// one naming an unknown source and one naming an unknown task of a known
+// source as AWS does (LocalStack's validated
+// test_cancel_with_invalid_task_handle, ..._invalid_source_arn_in_task_handle
+// and ..._invalid_task_id_in_task_handle).
+func TestMoveTaskHandle(t *testing.T) {
+	const sample = "eyJ0YXNrSWQiOiJkYzE2OWUwNC0wZTU1LTQ0ZDItYWE5MC1jMDgwY2ExZjM2ZjciLCJzb3VyY2VBcm4iOiJhcm46YXdzOnNxczp1cy1lYXN0LTE6MTc3NzE1MjU3NDM2Ok15RGVhZExldHRlclF1ZXVlIn0="
+	if got := encodeTaskHandle("dc169e04-0e55-44d2-aa90-c080ca1f36f7", "arn:aws:sqs:us-east-1:177715257436:MyDeadLetterQueue"); got != sample {
+		t.Fatalf("handle %s, want AWS's sample %s", got, sample)
+	}
+	e, clk := newTestEngine(t, Options{})
+	dlq := mustCreate(t, e, "dlq", AttributeUpdate{}, nil)
+	src := mtSource(t, e, "src", dlq, AttributeUpdate{})
+	sendBodies(t, src, "m1", "m2", "m3")
+	mtDeadLetter(t, clk, src)
+	h := mtStart(t, e, dlq.Arn(), "", ptr(1))
+	b, err := base64.StdEncoding.DecodeString(h)
+	if err != nil {
+		t.Fatalf("handle %q is not standard base64: %v", h, err)
+	}
+	var th struct{ TaskID, SourceArn string }
+	if err := json.Unmarshal(b, &th); err != nil || th.SourceArn != dlq.Arn() {
+		t.Fatalf("handle decodes to %s (%v)", b, err)
+	}
+	if _, err := uuid.Parse(th.TaskID); err != nil || !strings.HasPrefix(string(b), `{"taskId":"`) {
+		t.Fatalf("handle decodes to %s: want the taskId, a UUID, first", b)
+	}
+	mtAwaitMoved(t, e, clk, dlq.Arn(), h, 1, 2)
+
+	cancelErr := func(handle string, code Code, msg string) {
+		t.Helper()
+		_, err := e.CancelMoveTask(handle)
+		wantCode(t, err, code)
+		if got := err.(*Error).Message; got != msg {
+			t.Errorf("CancelMoveTask(%.30q): %q, want %q", handle, got, msg)
+		}
+	}
+	cancelErr("foobared", ErrInvalidParameterValue, "Value for parameter TaskHandle is invalid.")
+	cancelErr(base64.StdEncoding.EncodeToString([]byte("not json")), ErrInvalidParameterValue, "Value for parameter TaskHandle is invalid.")
+	cancelErr(encodeTaskHandle("10f57157-fc38-4da9-a113-4de7e12d05dd", "arn:aws:sqs:us-east-1:878966065785:test-queue-doesnt-exist-123456"),
+		ErrResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	cancelErr(encodeTaskHandle("10f57157-fc38-4da9-a113-4de7e12d05aa", dlq.Arn()), ErrResourceNotFound, "Task does not exist.")
+
+	// The handle form of earlier minisqs versions names the same task.
+	old := base64.StdEncoding.EncodeToString([]byte(th.TaskID + "|" + dlq.Arn()))
+	if moved, err := e.CancelMoveTask(old); err != nil || moved != 1 {
+		t.Fatalf("cancel by the old handle form: %d, %v", moved, err)
+	}
+	mtWantTask(t, mtAwaitDone(t, e, dlq.Arn(), h), TaskCancelled, 1, 3)
+}
+
+// A task stored by an earlier version, under a handle of the form
+// base64("id|sourceArn"), is listed and cancelled by that handle after a
+// restart.
+func TestMoveTaskOldHandleAcrossRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	dlq := mustCreate(t, e, "dlq", AttributeUpdate{}, nil)
+	src := mtSource(t, e, "src", dlq, AttributeUpdate{})
+	sendBodies(t, src, "m1", "m2", "m3")
+	mtDeadLetter(t, clk, src)
+	old := base64.StdEncoding.EncodeToString([]byte("0f5d2b4e-5d0c-4a53-9f0b-2a1c3e4d5f60|" + dlq.Arn()))
+	stored := MoveTask{Handle: old, SourceArn: dlq.Arn(), MaxPerSecond: 1, Status: TaskRunning, ToMove: 3, Started: clk.Now().UnixMilli()}
+	if err := e.store.update(func(tx *buntdb.Tx) error { return putTaskTx(tx, stored) }); err != nil {
+		t.Fatal(err)
+	}
+	e = reopen(t, e, path, clk)
+	dlq = mustQueue(t, e, "dlq")
+	mtAwaitMoved(t, e, clk, dlq.Arn(), old, 1, 2)
+	if moved, err := e.CancelMoveTask(old); err != nil || moved != 1 {
+		t.Fatalf("cancel by the stored handle: %d, %v", moved, err)
+	}
+	mtWantTask(t, mtAwaitDone(t, e, dlq.Arn(), old), TaskCancelled, 1, 3)
 }

@@ -87,3 +87,14 @@ func (e *Engine) Namespaces() []Namespace {
 	}
 	return out
 }
+
+// countQueuesLocked counts the queues of ns; e.mu is held.
+func (e *Engine) countQueuesLocked(ns Namespace) int {
+	n := 0
+	for ref := range e.queues {
+		if ref.ns == ns {
+			n++
+		}
+	}
+	return n
+}

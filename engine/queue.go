@@ -40,7 +40,7 @@ type Queue struct {
 	ready     readyList // standard: visible messages, new ones at the back, redeliveries at the front
 	visible   int       // visible messages, in ready or in FIFO groups' lists
 	groups    map[string]*group
-	available groupList // FIFO: groups with visible messages and none in flight
+	available groupHeap // FIFO: groups that can deliver, by when their first visible message became visible
 	dedup     dedupWindow
 	attempts  attemptCache
 	timers    deadlineHeap // visibleAt of delayed and in-flight messages
@@ -149,7 +149,7 @@ func (q *Queue) record() *queueRecord {
 // to later receives, a new retention to later sends.
 func (q *Queue) SetAttributes(u AttributeUpdate) error {
 	a := q.Attributes()
-	if err := u.validate(a.FifoQueue); err != nil {
+	if err := u.validate(a.FifoQueue, q.e.opts.Limits); err != nil {
 		return err
 	}
 	if u.FifoQueue != nil && !*u.FifoQueue {
@@ -351,11 +351,24 @@ func (q *Queue) setStateLocked(m *message, s uint8, redelivery bool) {
 		q.timers.push(m.visibleAt, m)
 		if m.group != nil {
 			m.group.inFlight++
+			if q.fifo {
+				insertHeld(&m.group.held, m)
+			}
 		}
 	}
 	if m.group != nil {
 		q.updateAvailabilityLocked(m.group)
 	}
+}
+
+// extendLocked moves the deadline of m, which is in flight and stays so.
+// Unlike unstateLocked and setStateLocked it leaves m's place in its
+// group's held list alone, so extending a lease costs O(log n) however many
+// of the group's messages are in flight.
+func (q *Queue) extendLocked(m *message, visibleAt int64) {
+	q.changedLocked()
+	m.visibleAt = visibleAt
+	q.timers.push(visibleAt, m)
 }
 
 // unstateLocked takes m out of its state's list and count; its timers entry,
@@ -376,6 +389,9 @@ func (q *Queue) unstateLocked(m *message) {
 		q.inFlight--
 		if m.group != nil {
 			m.group.inFlight--
+			if q.fifo {
+				m.group.held.remove(m)
+			}
 		}
 	}
 	if m.group != nil {

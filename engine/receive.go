@@ -19,18 +19,18 @@ type ReceiveOptions struct {
 	AttemptID string
 }
 
-func (o *ReceiveOptions) validate() error {
+func (o *ReceiveOptions) validate(l Limits) error {
 	if o.MaxMessages == 0 {
 		o.MaxMessages = 1
 	}
-	if o.MaxMessages < 1 || o.MaxMessages > MaxMessagesPerReceive {
-		return Errorf(ErrInvalidParameterValue, "Value %d for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 10, if provided.", o.MaxMessages)
+	if o.MaxMessages < 1 || o.MaxMessages > l.MaxBatchEntries {
+		return Errorf(ErrInvalidParameterValue, "Value %d for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and %d, if provided.", o.MaxMessages, l.MaxBatchEntries)
 	}
 	if v := o.VisibilityTimeout; v != nil && (*v < 0 || *v > MaxVisibilityTimeout) {
 		return Errorf(ErrInvalidParameterValue, "Value %d for parameter VisibilityTimeout is invalid. Reason: Must be >= 0 and <= %d, if provided.", *v, MaxVisibilityTimeout)
 	}
-	if w := o.WaitSeconds; w != nil && (*w < 0 || *w > MaxReceiveWaitSeconds) {
-		return Errorf(ErrInvalidParameterValue, "Value %d for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= %d, if provided.", *w, MaxReceiveWaitSeconds)
+	if w := o.WaitSeconds; w != nil && (*w < 0 || *w > l.MaxReceiveWaitSeconds) {
+		return Errorf(ErrInvalidParameterValue, "Value %d for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= %d, if provided.", *w, l.MaxReceiveWaitSeconds)
 	}
 	if o.AttemptID != "" {
 		return checkFIFOID("ReceiveRequestAttemptId", o.AttemptID)
@@ -44,7 +44,7 @@ func (o *ReceiveOptions) validate() error {
 // received MaxReceiveCount times goes to the dead-letter queue instead of
 // being returned.
 func (q *Queue) Receive(ctx context.Context, opts ReceiveOptions) ([]Delivery, error) {
-	if err := opts.validate(); err != nil {
+	if err := opts.validate(q.e.opts.Limits); err != nil {
 		return nil, err
 	}
 	wait := q.Attributes().ReceiveMessageWaitTimeSeconds
@@ -118,9 +118,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 		if err != nil {
 			for i, m := range again {
 				if !m.gone {
-					q.unstateLocked(m)
-					m.visibleAt = was[i]
-					q.setStateLocked(m, stateInFlight, false)
+					q.extendLocked(m, was[i])
 				}
 			}
 		} else {
@@ -130,10 +128,10 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 		return out, nil, 0, err
 	}
 	var picked, dead []*message
-	var undo [MaxMessagesPerReceive]lease // picked[i]'s lease before this receive
-	var cur *group
+	var undo [maxBatchEntriesAnyProfile]lease // picked[i]'s lease before this receive
+	var cur groupCursor
 	for len(picked) < opts.MaxMessages {
-		m := q.nextReadyLocked(&cur)
+		m := q.nextReadyLocked(&cur, now)
 		if m == nil {
 			break
 		}
@@ -208,9 +206,7 @@ func (q *Queue) retryAttemptLocked(id string, now int64, vis int) (again []*mess
 			continue
 		}
 		was = append(was, m.visibleAt)
-		q.unstateLocked(m)
-		m.visibleAt = now + int64(vis)*1e9
-		q.setStateLocked(m, stateInFlight, false)
+		q.extendLocked(m, now+int64(vis)*1e9)
 		again = append(again, m)
 	}
 	return again, was

@@ -70,6 +70,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		}
 		if p.rec.GroupID != "" {
 			p.m.group = q.groupLocked(p.rec.GroupID)
+			p.m.group.lastSend = now.UnixNano()
 		}
 		p.m.sentAt = now.UnixNano()
 		p.m.expireAt = now.UnixNano() + int64(a.MessageRetentionPeriod)*1e9
@@ -130,8 +131,8 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 		if a.FifoQueue && *d != 0 {
 			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.", *d)
 		}
-		if *d < 0 || *d > MaxDelaySeconds {
-			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= %d.", *d, MaxDelaySeconds)
+		if max := q.e.opts.Limits.MaxDelaySeconds; *d < 0 || *d > max {
+			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= %d.", *d, max)
 		}
 	}
 	if err := validateAttributes(in.Attributes); err != nil {
@@ -142,6 +143,16 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 	}
 	if size := MessageSize(in); size > a.MaximumMessageSize {
 		return Message{}, nil, Errorf(ErrMessageTooLong, "One or more parameters are invalid. Reason: Message must be shorter than %d bytes.", a.MaximumMessageSize)
+	}
+	// An id given as "" is a bad value, not a missing one, where SQS looks
+	// at it (LocalStack's validated test_send_message_to_standard_queue_
+	// with_invalid_message_group_id[empty] and
+	// test_message_deduplication_id_invalid[empty]).
+	switch {
+	case in.GroupIDGiven && in.GroupID == "" && !a.FifoQueue:
+		return Message{}, nil, checkFIFOID("MessageGroupId", "")
+	case in.DeduplicationIDGiven && in.DeduplicationID == "" && a.FifoQueue:
+		return Message{}, nil, checkFIFOID("MessageDeduplicationId", "")
 	}
 	dedupID := in.DeduplicationID
 	switch {

@@ -237,12 +237,15 @@ func stateError(where string, err error) error {
 // one yet.
 func (e *Engine) build(s *State) (*world, error) {
 	now := e.clock.Now()
+	if max := e.opts.Limits.MaxQueues; max > 0 && len(s.Queues) > max {
+		return nil, Errorf(ErrInvalidParameterValue, "%d queues: more than the limit of %d", len(s.Queues), max)
+	}
 	settings := map[queueRef]QueueAttributes{}
 	for i := range s.Queues {
 		qs := &s.Queues[i]
 		ref := queueRef{e.Namespace(qs.Account, qs.Region), qs.Name}
 		where := fmt.Sprintf("queue %d (%s)", i, qs.Name)
-		if !ValidQueueName(qs.Name) {
+		if !e.opts.Limits.ValidQueueName(qs.Name) {
 			return nil, Errorf(ErrInvalidParameterValue, "%s: the name is not a valid queue name", where)
 		}
 		if _, dup := settings[ref]; dup {
@@ -253,7 +256,7 @@ func (e *Engine) build(s *State) (*world, error) {
 			return nil, Errorf(ErrInvalidParameterValue, "%s: a name ending in .fifo is a FIFO queue's", where)
 		}
 		u := a.asUpdate()
-		if err := u.validate(a.FifoQueue); err != nil {
+		if err := u.validate(a.FifoQueue, e.opts.Limits); err != nil {
 			return nil, stateError(where, err)
 		}
 		if err := a.check(); err != nil {

@@ -33,7 +33,10 @@ type Config struct {
 	AccountID     string
 	BaseURL       string
 	SkipCooldowns bool
-	Logger        *slog.Logger
+	// Limits is the profile of limits every protocol enforces; the zero
+	// value is engine.AWSLimits.
+	Limits engine.Limits
+	Logger *slog.Logger
 	// Clock replaces the default, an engine.OffsetClock: the wall clock,
 	// which the control API can move forward.
 	Clock engine.Clock
@@ -108,11 +111,14 @@ func (cfg Config) withDefaults() Config {
 	}
 	def(&cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	def(&cfg.ReadTimeout, DefaultReadTimeout)
+	if cfg.Limits == (engine.Limits{}) {
+		cfg.Limits = engine.AWSLimits
+	}
 	// net/http sets the write deadline when the headers are read, so it
 	// must cover the body, a long poll's whole wait and then the answer:
 	// cutting a long poll after it took messages would leave them in
 	// flight until their visibility timeout.
-	def(&cfg.WriteTimeout, cfg.ReadTimeout+engine.MaxReceiveWaitSeconds*time.Second+writeAllowance)
+	def(&cfg.WriteTimeout, cfg.ReadTimeout+time.Duration(cfg.Limits.MaxReceiveWaitSeconds)*time.Second+writeAllowance)
 	def(&cfg.IdleTimeout, DefaultIdleTimeout)
 	if cfg.MaxIdleConns == 0 {
 		cfg.MaxIdleConns = DefaultMaxIdleConns
@@ -143,6 +149,7 @@ func Start(cfg Config) (*Server, error) {
 	e, err := engine.Open(engine.Options{
 		Path: cfg.DB, Fsync: cfg.Fsync, Clock: cfg.Clock, Region: cfg.Region,
 		AccountID: cfg.AccountID, SkipCooldowns: cfg.SkipCooldowns, Logger: cfg.Logger,
+		Limits: cfg.Limits,
 	})
 	if err != nil {
 		return nil, err

@@ -57,6 +57,7 @@ var settings = []setting{
 	{flag: "account-id", env: "MINISQS_ACCOUNT_ID", def: engine.DefaultAccountID, help: "account id in queue URLs and ARNs"},
 	{flag: "base-url", env: "MINISQS_BASE_URL", def: "", help: "base of queue URLs, e.g. http://sqs.local:9324; empty uses each request's Host"},
 	{flag: "skip-cooldowns", env: "MINISQS_SKIP_COOLDOWNS", def: "false", help: "lift the 60-second limits on PurgeQueue and on reusing a deleted queue's name", boolean: true},
+	{flag: "limits", env: "MINISQS_LIMITS", def: engine.AWSLimits.Name, help: "limits to enforce: aws (Amazon SQS's) or smq (Alibaba Cloud SMQ's: 16 messages a batch, 30 s long polls, 64 KB messages, 120-character names, 7-day retention and delay, 1,000 queues)"},
 	{flag: "log-level", env: "MINISQS_LOG_LEVEL", def: "info", help: "debug, info, warn or error"},
 	{flag: "log-format", env: "MINISQS_LOG_FORMAT", def: "text", help: "text or json"},
 	{flag: "config", env: "MINISQS_CONFIG", def: "", help: "YAML or JSON file declaring queues to create at start"},
@@ -104,6 +105,11 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (co
 	if cfg.Fsync, err = engine.ParseFsyncPolicy(get("fsync")); err != nil {
 		return config{}, err
 	}
+	limits, ok := engine.LimitsNamed(get("limits"))
+	if !ok {
+		return config{}, fmt.Errorf("limits %q: want %s or %s", get("limits"), engine.AWSLimits.Name, engine.SMQLimits.Name)
+	}
+	cfg.Limits = limits
 	if cfg.SkipCooldowns, err = strconv.ParseBool(get("skip-cooldowns")); err != nil {
 		return config{}, fmt.Errorf("skip-cooldowns %q: want true or false", get("skip-cooldowns"))
 	}

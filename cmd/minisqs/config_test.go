@@ -18,7 +18,7 @@ func TestParseConfig(t *testing.T) {
 	defaults := config{
 		Config: server.Config{
 			Addr: "127.0.0.1:9324", Fsync: engine.FsyncEverySecond, Region: "us-east-1",
-			AccountID: "000000000000",
+			AccountID: "000000000000", Limits: engine.AWSLimits,
 		},
 		LogLevel: slog.LevelInfo, LogFormat: "text",
 	}
@@ -48,6 +48,11 @@ func TestParseConfig(t *testing.T) {
 			want: func(c *config) { c.Addr = "127.0.0.1:1" }},
 		{name: "admin token", env: map[string]string{"MINISQS_API_TOKEN": "s3cret"},
 			want: func(c *config) { c.Tokens = map[string]rest.Role{"s3cret": rest.RoleAdmin} }},
+		{name: "smq limits", args: []string{"--limits", "smq"}, want: func(c *config) { c.Limits = engine.SMQLimits }},
+		{name: "smq limits from the environment", env: map[string]string{"MINISQS_LIMITS": "smq"}, want: func(c *config) { c.Limits = engine.SMQLimits }},
+		{name: "aws limits named", args: []string{"--limits", "aws"}, env: map[string]string{"MINISQS_LIMITS": "smq"}, want: func(*config) {}},
+		{name: "bad limits", args: []string{"--limits", "gcp"}, wantErr: true},
+		{name: "limits in capitals", env: map[string]string{"MINISQS_LIMITS": "SMQ"}, wantErr: true},
 		{name: "bad fsync", args: []string{"--fsync", "sometimes"}, wantErr: true},
 		{name: "bad account", env: map[string]string{"MINISQS_ACCOUNT_ID": "abc"}, wantErr: true},
 		{name: "bad base url", args: []string{"--base-url", "localhost:9324"}, wantErr: true},

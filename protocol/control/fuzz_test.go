@@ -25,7 +25,7 @@ func FuzzStateDocument(f *testing.F) {
 		if json.Unmarshal(doc, &d) != nil {
 			return
 		}
-		s, err := d.state()
+		s, err := d.state(engine.AWSLimits)
 		if err != nil {
 			return
 		}

@@ -159,7 +159,7 @@ func (a *API) putState(w http.ResponseWriter, r *http.Request) (int, any, error)
 	if err := rest.DecodeJSON(w, r, &doc, maxStateBytes, false); err != nil {
 		return 0, nil, err
 	}
-	s, err := doc.state()
+	s, err := doc.state(a.e.Limits())
 	if err != nil {
 		return 0, nil, err
 	}
@@ -289,13 +289,15 @@ func parseTime(where, s string) (time.Time, error) {
 	return t, nil
 }
 
-func (doc *stateDoc) state() (*engine.State, error) {
+// state reads the document into the engine's state; settings it leaves out
+// take the defaults of the limits l.
+func (doc *stateDoc) state(l engine.Limits) (*engine.State, error) {
 	if doc.Version != stateVersion {
 		return nil, rest.Errorf(rest.CodeInvalidRequest, "version must be %d.", stateVersion)
 	}
 	s := &engine.State{}
 	for i := range doc.Queues {
-		qs, err := doc.Queues[i].state(fmt.Sprintf("queues[%d]", i))
+		qs, err := doc.Queues[i].state(fmt.Sprintf("queues[%d]", i), l)
 		if err != nil {
 			return nil, err
 		}
@@ -319,7 +321,7 @@ func (doc *stateDoc) state() (*engine.State, error) {
 	return s, nil
 }
 
-func (d *queueDoc) state(where string) (engine.QueueState, error) {
+func (d *queueDoc) state(where string, l engine.Limits) (engine.QueueState, error) {
 	var fifo bool
 	switch d.Type {
 	case typeFIFO:
@@ -330,7 +332,7 @@ func (d *queueDoc) state(where string) (engine.QueueState, error) {
 	default:
 		return engine.QueueState{}, docError(where+".type", "%q is neither %s nor %s", d.Type, typeStandard, typeFIFO)
 	}
-	qs := engine.QueueState{ID: d.ID, Name: d.Name, Attributes: d.Attributes.settings(fifo), Tags: maps.Clone(d.Tags)}
+	qs := engine.QueueState{ID: d.ID, Name: d.Name, Attributes: d.Attributes.settings(fifo, l), Tags: maps.Clone(d.Tags)}
 	qs.Attributes.Policy = d.Policy
 	if r := d.Redrive; r != nil {
 		qs.Attributes.RedrivePolicy = &engine.RedrivePolicy{DeadLetterTargetArn: r.DeadLetterTargetArn, MaxReceiveCount: r.MaxReceiveCount}
@@ -396,9 +398,10 @@ func (d *queueDoc) state(where string) (engine.QueueState, error) {
 	return qs, nil
 }
 
-// settings lays the document's settings over the defaults of the type.
-func (d *attributesDoc) settings(fifo bool) engine.QueueAttributes {
-	a := engine.DefaultAttributes(fifo)
+// settings lays the document's settings over the defaults of the type
+// under the limits l.
+func (d *attributesDoc) settings(fifo bool, l engine.Limits) engine.QueueAttributes {
+	a := l.DefaultAttributes(fifo)
 	for _, f := range []struct {
 		dst *int
 		v   *int

@@ -18,14 +18,14 @@ import (
 	"github.com/minisqs/minisqs/push"
 )
 
-// Message limits.
+// Message limits. The number of messages a send or receive, and of handles
+// an acknowledge, may carry is the engine's Limits.MaxBatchEntries, 10
+// with AWS's limits (docs/rest-api.md, "Messages").
 const (
-	// maxBatch is the number of messages a send or receive, and of handles
-	// an acknowledge, may carry (docs/rest-api.md, "Messages").
-	maxBatch = 10
 	// maxMessageBytes is the body plus attribute names and values, in UTF-8
 	// bytes (docs/rest-api.md, "SendMessages": "at most 256 KiB together"). It is the REST
-	// API's own limit; SQS clients have the queue's MaximumMessageSize.
+	// API's own limit, lowered to the profile's largest message where that
+	// is smaller; SQS clients have the queue's MaximumMessageSize.
 	maxMessageBytes = 256 << 10
 	maxAttributes   = engine.MaxMessageAttributes
 	// Peek reads up to this many messages; the figures are minisqs's own.
@@ -67,10 +67,11 @@ func messageSize(m *sendMessageInput) int {
 	return n
 }
 
-// check applies the API's own rules to one message, so its errors name the
-// API's fields; the engine checks the rest (characters, attribute names,
-// deduplication).
-func (m *sendMessageInput) check(fifo bool) error {
+// check applies the API's own rules to one message under the limits l, so
+// its errors name the API's fields; the engine checks the rest (characters,
+// attribute names, deduplication).
+func (m *sendMessageInput) check(fifo bool, l engine.Limits) error {
+	maxBytes := min(maxMessageBytes, l.MaxMaximumMessageSize)
 	switch {
 	case m.Body == nil || *m.Body == "":
 		return apiErrorf(codeInvalidRequest, "body is required and may not be empty.")
@@ -78,16 +79,16 @@ func (m *sendMessageInput) check(fifo bool) error {
 		return apiErrorf(codeInvalidRequest, "body must be UTF-8.")
 	case len(m.Attributes) > maxAttributes:
 		return apiErrorf(codeInvalidRequest, "A message has at most %d attributes.", maxAttributes)
-	case messageSize(m) > maxMessageBytes:
-		return apiErrorf(codeMessageTooLarge, "body and attributes are over %d bytes together.", maxMessageBytes)
+	case messageSize(m) > maxBytes:
+		return apiErrorf(codeMessageTooLarge, "body and attributes are over %d bytes together.", maxBytes)
 	case fifo && m.GroupID == "":
 		return apiErrorf(codeInvalidRequest, "groupId is required on a FIFO queue.")
 	case fifo && m.DelaySeconds != nil:
 		return apiErrorf(codeInvalidRequest, "delaySeconds is refused on a FIFO queue: the queue's delaySeconds applies.")
 	case !fifo && m.DedupID != "":
 		return apiErrorf(codeInvalidRequest, "dedupId applies to FIFO queues only.")
-	case m.DelaySeconds != nil && (*m.DelaySeconds < 0 || *m.DelaySeconds > engine.MaxDelaySeconds):
-		return apiErrorf(codeInvalidRequest, "delaySeconds must be from 0 to %d.", engine.MaxDelaySeconds)
+	case m.DelaySeconds != nil && (*m.DelaySeconds < 0 || *m.DelaySeconds > l.MaxDelaySeconds):
+		return apiErrorf(codeInvalidRequest, "delaySeconds must be from 0 to %d.", l.MaxDelaySeconds)
 	}
 	return nil
 }
@@ -124,8 +125,8 @@ func (a *API) sendMessages(c *call) (int, any, error) {
 	if err := c.decode(&in, false); err != nil {
 		return 0, nil, err
 	}
-	if n := len(in.Messages); n < 1 || n > maxBatch {
-		return 0, nil, apiErrorf(codeInvalidRequest, "messages must hold 1 to %d messages.", maxBatch)
+	if n, max := len(in.Messages), a.e.Limits().MaxBatchEntries; n < 1 || n > max {
+		return 0, nil, apiErrorf(codeInvalidRequest, "messages must hold 1 to %d messages.", max)
 	}
 	fifo := q.IsFIFO()
 	out := sendOutput{Results: make([]sendResultJSON, len(in.Messages))}
@@ -133,7 +134,7 @@ func (a *API) sendMessages(c *call) (int, any, error) {
 	var at []int
 	for i := range in.Messages {
 		m := &in.Messages[i]
-		if err := m.check(fifo); err != nil {
+		if err := m.check(fifo, a.e.Limits()); err != nil {
 			out.Results[i].Error = toAPIError(err)
 			continue
 		}
@@ -228,8 +229,8 @@ func (a *API) receiveMessages(c *call) (int, any, error) {
 		v      *int
 		lo, hi int
 	}{
-		{"maxMessages", in.MaxMessages, 1, maxBatch},
-		{"waitSeconds", in.WaitSeconds, 0, engine.MaxReceiveWaitSeconds},
+		{"maxMessages", in.MaxMessages, 1, a.e.Limits().MaxBatchEntries},
+		{"waitSeconds", in.WaitSeconds, 0, a.e.Limits().MaxReceiveWaitSeconds},
 		{"visibilityTimeoutSeconds", in.VisibilityTimeoutSeconds, 0, engine.MaxVisibilityTimeout},
 	} {
 		if err := intRange(r.field, r.v, r.lo, r.hi); err != nil {
@@ -352,8 +353,8 @@ func (a *API) acknowledgeMessages(c *call) (int, any, error) {
 	if err := c.decode(&in, false); err != nil {
 		return 0, nil, err
 	}
-	if n := len(in.ReceiptHandles); n < 1 || n > maxBatch {
-		return 0, nil, apiErrorf(codeInvalidRequest, "receiptHandles must hold 1 to %d handles.", maxBatch)
+	if n, max := len(in.ReceiptHandles), a.e.Limits().MaxBatchEntries; n < 1 || n > max {
+		return 0, nil, apiErrorf(codeInvalidRequest, "receiptHandles must hold 1 to %d handles.", max)
 	}
 	out := acknowledgeOutput{Results: make([]handleResultJSON, len(in.ReceiptHandles))}
 	type group struct {

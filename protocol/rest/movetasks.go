@@ -103,7 +103,7 @@ func (a *API) startMoveTask(c *call) (int, any, error) {
 	}
 	handle, err := a.e.StartMoveTask(q.Arn(), dst, in.MaxPerSecond)
 	if err != nil {
-		if engine.CodeOf(err) == engine.ErrUnsupportedOperation {
+		if engine.CodeOf(err) == engine.ErrMoveTaskRunning {
 			return 0, nil, apiErrorf(codeMoveTaskRunning, "Queue %s has a move task running; cancel it or let it finish first.", q.Name())
 		}
 		return 0, nil, err

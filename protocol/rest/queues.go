@@ -15,12 +15,9 @@ import (
 	"github.com/minisqs/minisqs/protocol/queueurl"
 )
 
-// Limits of queue names and listings.
+// Limits of listings. Queue names, settings and messages follow the
+// engine's Limits.
 const (
-	// A REST name is 1 to 80 letters, digits, '-' and '_' (docs/rest-api.md,
-	// "Queue names"). A FIFO queue made through SQS keeps its ".fifo" name and is
-	// addressed by it.
-	maxNameLen = engine.MaxQueueNameLen
 	// ListQueues pages: the sizes are minisqs's own.
 	defaultListLimit = 100
 	maxListLimit     = 1000
@@ -122,17 +119,18 @@ func (a *API) queue(c *call) (*engine.Queue, error) {
 	return q, nil
 }
 
-// validName reports whether name is a REST queue name.
-func validName(name string) bool {
-	if name == "" || len(name) > maxNameLen {
-		return false
+// checkName refuses what is not a REST queue name under l: a queue name of
+// the profile without a ".fifo" suffix, so 1 to 80 letters, digits, '-'
+// and '_' with AWS's limits (docs/rest-api.md, "Queue names"). A FIFO queue
+// made through SQS keeps its ".fifo" name and is addressed by it.
+func checkName(l engine.Limits, name string) error {
+	if !strings.Contains(name, ".") && l.ValidQueueName(name) {
+		return nil
 	}
-	for _, c := range name {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
+	if l.QueueNameStartsAlphanumeric {
+		return apiErrorf(codeInvalidRequest, "name must be 1 to %d letters, digits and '-', starting with a letter or digit.", l.MaxQueueNameLen)
 	}
-	return true
+	return apiErrorf(codeInvalidRequest, "name must be 1 to %d letters, digits, '-' and '_'.", l.MaxQueueNameLen)
 }
 
 // settingsJSON are the settings CreateQueue and UpdateQueue take; nil is
@@ -145,23 +143,21 @@ type settingsJSON struct {
 	ContentBasedDedup        *bool `json:"contentBasedDedup"`
 }
 
-// Setting ranges (docs/rest-api.md, "Queue settings").
-var settingRanges = []struct {
-	field  string
-	get    func(*settingsJSON) *int
-	lo, hi int
-}{
-	{"visibilityTimeoutSeconds", func(s *settingsJSON) *int { return s.VisibilityTimeoutSeconds }, 0, engine.MaxVisibilityTimeout},
-	{"retentionSeconds", func(s *settingsJSON) *int { return s.RetentionSeconds }, engine.MinRetentionSeconds, engine.MaxRetentionSeconds},
-	{"delaySeconds", func(s *settingsJSON) *int { return s.DelaySeconds }, 0, engine.MaxDelaySeconds},
-	{"receiveWaitSeconds", func(s *settingsJSON) *int { return s.ReceiveWaitSeconds }, 0, engine.MaxReceiveWaitSeconds},
-}
-
-// update turns settings into the engine's update, checking ranges.
-func (s *settingsJSON) update(fifo bool) (engine.AttributeUpdate, error) {
-	for _, r := range settingRanges {
-		if v := r.get(s); v != nil && (*v < r.lo || *v > r.hi) {
-			return engine.AttributeUpdate{}, apiErrorf(codeInvalidRequest, "%s must be from %d to %d.", r.field, r.lo, r.hi)
+// update turns settings into the engine's update, checking them against
+// the ranges of l (docs/rest-api.md, "Queue settings").
+func (s *settingsJSON) update(fifo bool, l engine.Limits) (engine.AttributeUpdate, error) {
+	for _, r := range []struct {
+		field  string
+		v      *int
+		lo, hi int
+	}{
+		{"visibilityTimeoutSeconds", s.VisibilityTimeoutSeconds, l.MinVisibilityTimeout, l.MaxVisibilityTimeout},
+		{"retentionSeconds", s.RetentionSeconds, l.MinRetentionSeconds, l.MaxRetentionSeconds},
+		{"delaySeconds", s.DelaySeconds, 0, l.MaxDelaySeconds},
+		{"receiveWaitSeconds", s.ReceiveWaitSeconds, 0, l.MaxReceiveWaitSeconds},
+	} {
+		if err := intRange(r.field, r.v, r.lo, r.hi); err != nil {
+			return engine.AttributeUpdate{}, err
 		}
 	}
 	u := engine.AttributeUpdate{
@@ -217,8 +213,8 @@ func (a *API) createQueue(c *call) (int, any, error) {
 	if err := c.decode(&in, false); err != nil {
 		return 0, nil, err
 	}
-	if !validName(in.Name) {
-		return 0, nil, apiErrorf(codeInvalidRequest, "name must be 1 to %d letters, digits, '-' and '_'.", maxNameLen)
+	if err := checkName(a.e.Limits(), in.Name); err != nil {
+		return 0, nil, err
 	}
 	if in.Type == "" {
 		in.Type = typeStandard
@@ -227,7 +223,7 @@ func (a *API) createQueue(c *call) (int, any, error) {
 		return 0, nil, apiErrorf(codeInvalidRequest, "type must be standard or fifo.")
 	}
 	fifo := in.Type == typeFIFO
-	u, err := in.update(fifo)
+	u, err := in.update(fifo, a.e.Limits())
 	if err != nil {
 		return 0, nil, err
 	}
@@ -362,7 +358,7 @@ func (a *API) updateQueue(c *call) (int, any, error) {
 			}
 		}
 	}
-	if u, err = s.update(q.IsFIFO()); err != nil {
+	if u, err = s.update(q.IsFIFO(), a.e.Limits()); err != nil {
 		return 0, nil, err
 	}
 	u.ClearRedrivePolicy = clearRedrive

@@ -31,7 +31,25 @@ const (
 	targetPrefix    = "AmazonSQS."
 	jsonContentType = "application/x-amz-json-1.0"
 	shapePrefix     = "com.amazonaws.sqs#"
+	// coralPrefix is the namespace of errors AWS answers from its service
+	// framework rather than the SQS model.
+	coralPrefix = "com.amazon.coral.service#"
 )
+
+// jsonType is the JSON protocol's "__type" of an error shape. The SQS
+// model's shapes are under com.amazonaws.sqs#; InvalidParameterValue is
+// not, as go-cloud's AWS replays record:
+// {"__type":"com.amazon.coral.service#InvalidParameterValueException",...}
+// (pubsub/awssnssqs/testdata/TestFIFO/TestSQSTopic/
+// TestSendReceiveInvalidNoDeduplicationID.replay, 2024) beside
+// {"__type":"com.amazonaws.sqs#QueueDoesNotExist",...} (2026). Other shapes
+// are not recorded and keep the SQS namespace.
+func jsonType(shape string) string {
+	if shape == "InvalidParameterValueException" {
+		return coralPrefix + shape
+	}
+	return shapePrefix + shape
+}
 
 func newRequestID(w http.ResponseWriter) string {
 	id := uuid.NewString()
@@ -143,8 +161,11 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a, ok := s.actions[name]
-	if !ok {
-		writeXMLError(w, id, engine.Errorf(errInvalidAction, "The action %s is not valid for this web service.", name))
+	// Actions that name no queue are not served at a queue's URL
+	// (LocalStack's TestSqsQueryApi test_get_create_queue_fails and
+	// test_get_list_queues_fails, validated against AWS).
+	if !ok || (name == "CreateQueue" || name == "ListQueues") && lastOfQueuePath(r.URL.Path) != "" {
+		writeXMLError(w, id, engine.Errorf(errInvalidAction, "The action %s is not valid for this endpoint.", name))
 		return
 	}
 	in := a.newInput()
@@ -263,7 +284,7 @@ func writeJSONError(w http.ResponseWriter, err error) {
 	b, _ := json.Marshal(struct {
 		Type    string `json:"__type"`
 		Message string `json:"message"`
-	}{shapePrefix + we.shape, msg})
+	}{jsonType(we.shape), msg})
 	w.Header().Set("x-amzn-query-error", we.queryCode+";"+we.faultType())
 	writeBody(w, we.status, jsonContentType, b)
 }

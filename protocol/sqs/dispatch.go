@@ -30,6 +30,7 @@ func (s *Service) run(ctx context.Context, req *dispatch.Request) (any, error) {
 	if r := req.HTTP; r != nil {
 		c.baseURL = queueurl.Base(r, s.baseURL)
 		c.path = r.URL.Path
+		c.trace = r.Header.Get(traceHeader)
 	}
 	return s.actions[req.Action].run(c, req.Input)
 }

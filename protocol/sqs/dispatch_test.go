@@ -89,7 +89,7 @@ func TestFaultErrorsRender(t *testing.T) {
 		if err := json.Unmarshal(rec.Body.Bytes(), &jr); err != nil {
 			t.Fatal(err)
 		}
-		if rec.Code != tc.status || jr.Type == nil || *jr.Type != shapePrefix+tc.shape ||
+		if rec.Code != tc.status || jr.Type == nil || *jr.Type != jsonType(tc.shape) ||
 			rec.Header().Get("x-amzn-query-error") != tc.queryCode+";"+tc.fault {
 			t.Errorf("%s in JSON: %d %v %q", tc.code, rec.Code, jr.Type, rec.Header().Get("x-amzn-query-error"))
 		}

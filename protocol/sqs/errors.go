@@ -78,6 +78,7 @@ var wireErrors = map[engine.Code]wireError{
 	engine.ErrMessageTooLong:           {"InvalidParameterValueException", "InvalidParameterValue", 400, true},
 	engine.ErrReceiptHandleIsInvalid:   {"ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid", 404, true},
 	engine.ErrReceiptHandleStale:       {"InvalidParameterValueException", "InvalidParameterValue", 400, true},
+	engine.ErrMoveTaskRunning:          {"InvalidParameterValueException", "InvalidParameterValue", 400, true},
 	engine.ErrOverLimit:                {"OverLimit", "OverLimit", 403, true},
 	engine.ErrUnsupportedOperation:     {"UnsupportedOperation", "AWS.SimpleQueueService.UnsupportedOperation", 400, true},
 	engine.ErrResourceNotFound:         {"ResourceNotFoundException", "ResourceNotFoundException", 404, true},

@@ -118,8 +118,8 @@ func TestWireErrorsRenderInBothProtocols(t *testing.T) {
 			if err := json.Unmarshal(rec.Body.Bytes(), &jr); err != nil {
 				t.Fatalf("json body does not parse: %v\n%s", err, rec.Body)
 			}
-			if jr.Type == nil || *jr.Type != "com.amazonaws.sqs#"+we.shape {
-				t.Errorf("json __type = %v, want %q", jr.Type, "com.amazonaws.sqs#"+we.shape)
+			if jr.Type == nil || *jr.Type != jsonType(we.shape) {
+				t.Errorf("json __type = %v, want %q", jr.Type, jsonType(we.shape))
 			}
 			if jr.Message == nil || *jr.Message != msg {
 				t.Errorf("json message = %v, want %q", jr.Message, msg)

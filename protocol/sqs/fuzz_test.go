@@ -345,8 +345,8 @@ func FuzzJSONRequest(f *testing.F) {
 		if err := json.Unmarshal(rec.Body.Bytes(), &er); err != nil {
 			t.Fatal(err)
 		}
-		shape, ok := strings.CutPrefix(er.Type, "com.amazonaws.sqs#")
-		if !ok || shape == "" || er.Message == nil {
+		_, shape, ok := strings.Cut(er.Type, "#")
+		if !ok || shape == "" || er.Type != jsonType(shape) || er.Message == nil {
 			t.Fatalf("bad error body: %s", rec.Body)
 		}
 		code, fault, ok := strings.Cut(rec.Header().Get("x-amzn-query-error"), ";")

@@ -148,7 +148,7 @@ func TestDecodeQuery(t *testing.T) {
 			"&SendMessageBatchRequestEntry.2.MessageAttribute.1.Name=only&SendMessageBatchRequestEntry.2.MessageAttribute.1.Value.StringValue=1&SendMessageBatchRequestEntry.2.MessageAttribute.1.Value.DataType=Number",
 			func() any { return new(SendMessageBatchInput) },
 			&SendMessageBatchInput{QueueUrl: "q", Entries: []SendMessageBatchEntry{
-				{Id: "first", MessageBody: qdStr("one"), MessageGroupId: "g", MessageDeduplicationId: "d",
+				{Id: "first", MessageBody: qdStr("one"), MessageGroupId: qdStr("g"), MessageDeduplicationId: qdStr("d"),
 					MessageAttributes: map[string]MessageAttributeValue{
 						"k1": {StringValue: "v1", DataType: "String"},
 						"k2": {BinaryValue: blob("hi"), DataType: "Binary"},

@@ -48,6 +48,9 @@ type call struct {
 	// account and region are what the request's signature names; ""
 	// leaves them to the queue URL and the server's defaults.
 	account, region string
+	// trace is the request's X-Amzn-Trace-Id header, which SQS gives every
+	// message the request sends as its AWSTraceHeader.
+	trace string
 }
 
 // action is one entry of the action table.
@@ -74,18 +77,22 @@ func register[I, O any](table map[string]action, name string, fn func(*call, *I)
 // batchEntryID is SQS's rule for batch entry ids (API_SendMessageBatchRequestEntry).
 var batchEntryID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
 
-// checkBatch applies the whole-batch rules to entries, whose ids id reads:
-// 1 to 10 entries, valid and distinct ids.
-func checkBatch[E any](entries []E, id func(E) string) error {
+// checkBatch applies the whole-batch rules to entries of the type entryType
+// names, whose ids id reads: 1 to max entries (10 in SQS), valid and
+// distinct ids. The
+// texts are AWS's (moto's aws_verified test_send_message_batch_errors and
+// test_delete_message_batch_with_zero_entries; LocalStack's validated
+// test_too_many_entries_in_batch_request and test_invalid_batch_id).
+func checkBatch[E any](entryType string, max int, entries []E, id func(E) string) error {
 	ids := make([]string, len(entries))
 	for i, e := range entries {
 		ids[i] = id(e)
 	}
 	if len(ids) == 0 {
-		return engine.Errorf(engine.ErrEmptyBatchRequest, "There should be at least one entry in the request.")
+		return engine.Errorf(engine.ErrEmptyBatchRequest, "There should be at least one %s in the request.", entryType)
 	}
-	if len(ids) > engine.MaxMessagesPerReceive {
-		return engine.Errorf(engine.ErrTooManyEntriesInBatch, "Maximum number of entries per request are 10. You have sent %d.", len(ids))
+	if len(ids) > max {
+		return engine.Errorf(engine.ErrTooManyEntriesInBatch, "Maximum number of entries per request are %d. You have sent %d.", max, len(ids))
 	}
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {

@@ -167,8 +167,8 @@ type SendMessageInput struct {
 	DelaySeconds            *int                             `json:"DelaySeconds" query:"DelaySeconds"`
 	MessageAttributes       map[string]MessageAttributeValue `json:"MessageAttributes" query:"MessageAttribute,map,Name,Value"`
 	MessageSystemAttributes map[string]MessageAttributeValue `json:"MessageSystemAttributes" query:"MessageSystemAttribute,map,Name,Value"`
-	MessageDeduplicationId  string                           `json:"MessageDeduplicationId" query:"MessageDeduplicationId"`
-	MessageGroupId          string                           `json:"MessageGroupId" query:"MessageGroupId"`
+	MessageDeduplicationId  *string                          `json:"MessageDeduplicationId" query:"MessageDeduplicationId"` // nil when absent: SQS refuses some ids given as ""
+	MessageGroupId          *string                          `json:"MessageGroupId" query:"MessageGroupId"`
 }
 
 // SendMessageOutput is the result of the SendMessage action.
@@ -187,8 +187,8 @@ type SendMessageBatchEntry struct {
 	DelaySeconds            *int                             `json:"DelaySeconds" query:"DelaySeconds"`
 	MessageAttributes       map[string]MessageAttributeValue `json:"MessageAttributes" query:"MessageAttribute,map,Name,Value"`
 	MessageSystemAttributes map[string]MessageAttributeValue `json:"MessageSystemAttributes" query:"MessageSystemAttribute,map,Name,Value"`
-	MessageDeduplicationId  string                           `json:"MessageDeduplicationId" query:"MessageDeduplicationId"`
-	MessageGroupId          string                           `json:"MessageGroupId" query:"MessageGroupId"`
+	MessageDeduplicationId  *string                          `json:"MessageDeduplicationId" query:"MessageDeduplicationId"` // nil when absent: SQS refuses some ids given as ""
+	MessageGroupId          *string                          `json:"MessageGroupId" query:"MessageGroupId"`
 }
 
 // SendMessageBatchInput is the input of the SendMessageBatch action.
@@ -211,10 +211,13 @@ type BatchResultErrorEntry struct {
 	Message     string `json:"Message,omitempty" xml:"Message,omitempty"`
 }
 
-// SendMessageBatchOutput is the result of the SendMessageBatch action.
+// SendMessageBatchOutput is the result of the SendMessageBatch action. An
+// empty list is left out, as AWS leaves it out: a batch without failures
+// answers {"Successful":[...]} (go-cloud's AWS replays,
+// pubsub/awssnssqs/testdata, TestDoubleAck).
 type SendMessageBatchOutput struct {
-	Successful []SendMessageBatchResultEntry `json:"Successful" xml:"SendMessageBatchResultEntry"`
-	Failed     []BatchResultErrorEntry       `json:"Failed" xml:"BatchResultErrorEntry"`
+	Successful []SendMessageBatchResultEntry `json:"Successful,omitempty" xml:"SendMessageBatchResultEntry"`
+	Failed     []BatchResultErrorEntry       `json:"Failed,omitempty" xml:"BatchResultErrorEntry"`
 }
 
 // ReceiveMessageInput is the input of the ReceiveMessage action.
@@ -268,10 +271,11 @@ type BatchResultEntry struct {
 	Id string `json:"Id" xml:"Id"`
 }
 
-// DeleteMessageBatchOutput is the result of the DeleteMessageBatch action.
+// DeleteMessageBatchOutput is the result of the DeleteMessageBatch action;
+// empty lists are left out, as in SendMessageBatchOutput.
 type DeleteMessageBatchOutput struct {
-	Successful []BatchResultEntry      `json:"Successful" xml:"DeleteMessageBatchResultEntry"`
-	Failed     []BatchResultErrorEntry `json:"Failed" xml:"BatchResultErrorEntry"`
+	Successful []BatchResultEntry      `json:"Successful,omitempty" xml:"DeleteMessageBatchResultEntry"`
+	Failed     []BatchResultErrorEntry `json:"Failed,omitempty" xml:"BatchResultErrorEntry"`
 }
 
 // ChangeMessageVisibilityInput is the input of the ChangeMessageVisibility action.
@@ -294,10 +298,12 @@ type ChangeMessageVisibilityBatchInput struct {
 	Entries  []ChangeMessageVisibilityBatchEntry `json:"Entries" query:"ChangeMessageVisibilityBatchRequestEntry,list"`
 }
 
-// ChangeMessageVisibilityBatchOutput is the result of the ChangeMessageVisibilityBatch action.
+// ChangeMessageVisibilityBatchOutput is the result of the
+// ChangeMessageVisibilityBatch action; empty lists are left out, as in
+// SendMessageBatchOutput.
 type ChangeMessageVisibilityBatchOutput struct {
-	Successful []BatchResultEntry      `json:"Successful" xml:"ChangeMessageVisibilityBatchResultEntry"`
-	Failed     []BatchResultErrorEntry `json:"Failed" xml:"BatchResultErrorEntry"`
+	Successful []BatchResultEntry      `json:"Successful,omitempty" xml:"ChangeMessageVisibilityBatchResultEntry"`
+	Failed     []BatchResultErrorEntry `json:"Failed,omitempty" xml:"BatchResultErrorEntry"`
 }
 
 // TagQueueInput is the input of the TagQueue action.

@@ -1,0 +1,47 @@
+package compat
+
+import (
+	"testing"
+
+	sqsv1 "github.com/aws/aws-sdk-go/service/sqs"
+
+	"github.com/minisqs/minisqs/server"
+)
+
+// JSON error namespaces as AWS sends them, from google/go-cloud's replays
+// of real AWS (pubsub/awssnssqs/testdata): a FIFO SendMessageBatch entry
+// without MessageGroupId answered 400, x-amzn-query-error
+// InvalidParameterValue;Sender and {"__type":"com.amazon.coral.service#
+// InvalidParameterValueException","message":"The request must contain the
+// parameter MessageGroupId."} (TestFIFO/TestSQSTopic/
+// TestSendReceiveInvalidNoDeduplicationID.replay, 2024); a batch to a
+// queue that does not exist, with an empty body even, answered
+// AWS.SimpleQueueService.NonExistentQueue;Sender and
+// {"__type":"com.amazonaws.sqs#QueueDoesNotExist","message":"The specified
+// queue does not exist."} (TestConformanceSQSTopic/
+// TestNonExistentTopicSucceedsOnOpenButFailsOnSend.replay, 2026). The query
+// protocol answers the same codes, the missing queue in its WSDL words.
+func TestFidelityErrorNamespaces(t *testing.T) {
+	e := newFDEnv(t, server.Config{})
+	fifo := e.create("topic.fifo", map[string]string{"FifoQueue": "true"})
+	gone := e.srv.URL() + "/" + jsAccount + "/nonexistent-queue"
+	for _, c := range []struct {
+		queue, body              string
+		typ, queryError, message string
+	}{
+		{fifo, "hello world", "com.amazon.coral.service#InvalidParameterValueException", "InvalidParameterValue;Sender", "The request must contain the parameter MessageGroupId."},
+		{gone, "", "com.amazonaws.sqs#QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue;Sender", "The specified queue does not exist."},
+	} {
+		r := jsPost(t, e.srv.URL(), "AmazonSQS.SendMessageBatch", jsMustJSON(t, map[string]any{
+			"Entries": []map[string]any{{"Id": "0", "MessageBody": c.body}}, "QueueUrl": c.queue}))
+		if r.Status != 400 || r.JSON["__type"] != c.typ || r.JSON["message"] != c.message || r.Header.Get("x-amzn-query-error") != c.queryError {
+			t.Errorf("json: %d %s %q, want 400 %s %s", r.Status, r.Body, r.Header.Get("x-amzn-query-error"), c.typ, c.queryError)
+		}
+	}
+	send := func(queue, body string) error {
+		_, err := e.q.SendMessageBatch(&sqsv1.SendMessageBatchInput{QueueUrl: qStr(queue), Entries: []*sqsv1.SendMessageBatchRequestEntry{{Id: qStr("0"), MessageBody: qStr(body)}}})
+		return err
+	}
+	fdWant(t, "query FIFO batch without group", send(fifo, "hello world"), 400, "InvalidParameterValue", "The request must contain the parameter MessageGroupId.")
+	fdWant(t, "query missing queue", send(gone, "x"), 400, "AWS.SimpleQueueService.NonExistentQueue", "The specified queue does not exist for this wsdl version.")
+}
