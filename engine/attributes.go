@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -114,7 +115,7 @@ type AttributeUpdate struct {
 
 func checkRange(name string, v *int, lo, hi int) error {
 	if v != nil && (*v < lo || *v > hi) {
-		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter %s.", name)
+		return ErrAttributeRange(name, *v, lo, hi)
 	}
 	return nil
 }
@@ -141,24 +142,24 @@ func (u *AttributeUpdate) validate(fifo bool, l Limits) error {
 	}
 	if p := u.RedrivePolicy; p != nil {
 		if p.MaxReceiveCount < MinMaxReceiveCount || p.MaxReceiveCount > MaxMaxReceiveCount {
-			return Errorf(ErrInvalidParameterValue, "Value %d for parameter RedrivePolicy is invalid. Reason: Invalid value for maxReceiveCount: %d, valid values are from %d to %d both inclusive.", p.MaxReceiveCount, p.MaxReceiveCount, MinMaxReceiveCount, MaxMaxReceiveCount)
+			return ErrRedrivePolicy(p.MaxReceiveCount, ReasonMaxReceiveCount, strconv.Itoa(p.MaxReceiveCount))
 		}
 		if _, _, _, ok := parseQueueArn(p.DeadLetterTargetArn); !ok {
-			return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Invalid value for deadLetterTargetArn.", p.DeadLetterTargetArn)
+			return ErrRedrivePolicy(p.DeadLetterTargetArn, ReasonBadTargetArn, "")
 		}
 	}
 	if p := u.RedriveAllowPolicy; p != nil {
 		switch p.RedrivePermission {
 		case RedriveAllowAll, RedriveDenyAll:
 			if len(p.SourceQueueArns) > 0 {
-				return Errorf(ErrInvalidAttributeValue, "Value for parameter RedriveAllowPolicy is invalid. Reason: sourceQueueArns may be given only with redrivePermission byQueue.")
+				return ErrInvalidAttribute("RedriveAllowPolicy", nil, ReasonSourcesNotByQueue)
 			}
 		case RedriveByQueue:
 			if n := len(p.SourceQueueArns); n == 0 || n > MaxRedriveSourceQueues {
-				return Errorf(ErrInvalidAttributeValue, "Value for parameter RedriveAllowPolicy is invalid. Reason: byQueue needs 1 to %d sourceQueueArns.", MaxRedriveSourceQueues)
+				return ErrInvalidAttribute("RedriveAllowPolicy", nil, ReasonSourcesCount)
 			}
 		default:
-			return Errorf(ErrInvalidAttributeValue, "Value %s for parameter RedriveAllowPolicy is invalid. Reason: redrivePermission must be allowAll, denyAll or byQueue.", p.RedrivePermission)
+			return ErrInvalidAttribute("RedriveAllowPolicy", p.RedrivePermission, ReasonPermission)
 		}
 	}
 	if !fifo {
@@ -168,27 +169,27 @@ func (u *AttributeUpdate) validate(fifo bool, l Limits) error {
 		// test_set_unsupported_attribute_standard).
 		switch {
 		case u.FifoQueue != nil:
-			return Errorf(ErrInvalidAttributeName, "Unknown Attribute FifoQueue.")
+			return ErrFifoOnly("FifoQueue")
 		case u.ContentBasedDeduplication != nil:
-			return Errorf(ErrInvalidAttributeName, "Unknown Attribute ContentBasedDeduplication.")
+			return ErrFifoOnly("ContentBasedDeduplication")
 		case u.DeduplicationScope != nil:
-			return Errorf(ErrInvalidAttributeName, "You can specify the DeduplicationScope only when FifoQueue is set to true.")
+			return ErrFifoOnly("DeduplicationScope")
 		case u.FifoThroughputLimit != nil:
-			return Errorf(ErrInvalidAttributeName, "You can specify the FifoThroughputLimit only when FifoQueue is set to true.")
+			return ErrFifoOnly("FifoThroughputLimit")
 		}
 	}
 	if v := u.DeduplicationScope; v != nil && *v != DeduplicationScopeQueue && *v != DeduplicationScopeMessageGroup {
-		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter DeduplicationScope.")
+		return ErrInvalidAttribute("DeduplicationScope", *v, ReasonMalformed)
 	}
 	if v := u.FifoThroughputLimit; v != nil && *v != FifoThroughputPerQueue && *v != FifoThroughputPerMessageGroup {
-		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoThroughputLimit.")
+		return ErrInvalidAttribute("FifoThroughputLimit", *v, ReasonMalformed)
 	}
 	if u.KmsMasterKeyID != nil && *u.KmsMasterKeyID != "" && u.SqsManagedSseEnabled != nil && *u.SqsManagedSseEnabled {
-		return Errorf(ErrInvalidAttributeName, "You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE.")
+		return ErrSSEConflict()
 	}
 	for name, v := range map[string]*string{"Policy": u.Policy, "KmsMasterKeyId": u.KmsMasterKeyID} {
 		if v != nil && !validText(*v) {
-			return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter %s.", name)
+			return ErrInvalidAttribute(name, *v, ReasonCharacters)
 		}
 	}
 	return nil
@@ -197,7 +198,7 @@ func (u *AttributeUpdate) validate(fifo bool, l Limits) error {
 // check applies the rules that tie settings together.
 func (a QueueAttributes) check() error {
 	if a.FifoThroughputLimit == FifoThroughputPerMessageGroup && a.DeduplicationScope != DeduplicationScopeMessageGroup {
-		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoThroughputLimit. Reason: The perMessageGroupId value is allowed only when the value for DeduplicationScope is messageGroup.")
+		return ErrInvalidAttribute("FifoThroughputLimit", a.FifoThroughputLimit, ReasonThroughputScope)
 	}
 	return nil
 }

@@ -273,16 +273,16 @@ func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string
 // name when every attribute the call names has the value it already has.
 func (e *Engine) CreateQueueIn(ns Namespace, name string, attrs AttributeUpdate, tags map[string]string) (*Queue, error) {
 	if !e.opts.Limits.ValidQueueName(name) {
-		return nil, Errorf(ErrInvalidParameterValue, "%s", e.opts.Limits.QueueNameRule())
+		return nil, ErrQueueName(name, e.opts.Limits)
 	}
 	// A ".fifo" name is a FIFO queue's; a FIFO queue made outside SQS (the
 	// REST API) may have any name.
 	fifo := attrs.FifoQueue != nil && *attrs.FifoQueue
 	switch {
 	case strings.HasSuffix(name, ".fifo") && attrs.FifoQueue == nil:
-		return nil, Errorf(ErrInvalidParameterValue, "The queue name ends with .fifo but the FifoQueue attribute is not set to true.")
+		return nil, ErrInvalidParameter("FifoQueue", nil, ReasonFifoAttrMissing)
 	case strings.HasSuffix(name, ".fifo") && !fifo:
-		return nil, Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoQueue. Reason: The name of a FIFO queue can only end with .fifo suffix")
+		return nil, ErrInvalidAttribute("FifoQueue", false, ReasonFifoName)
 	}
 	if err := attrs.validate(fifo, e.opts.Limits); err != nil {
 		return nil, err
@@ -295,15 +295,15 @@ func (e *Engine) CreateQueueIn(ns Namespace, name string, attrs AttributeUpdate,
 	ref := queueRef{ns, name}
 	if q, ok := e.queues[ref]; ok {
 		if diff := attrs.differing(q.Attributes()); len(diff) > 0 {
-			return nil, Errorf(ErrQueueNameExists, "A queue already exists with the same name and a different value for attribute %s", strings.Join(diff, ", "))
+			return nil, ErrQueueConflict(diff)
 		}
 		return q, nil
 	}
 	if max := e.opts.Limits.MaxQueues; max > 0 && e.countQueuesLocked(ns) >= max {
-		return nil, Errorf(ErrOverLimit, "The number of queues has reached the limit of %d.", max)
+		return nil, ErrQueueLimit(max)
 	}
 	if at, ok := e.deletedAt[ref]; ok && !e.opts.SkipCooldowns && e.clock.Now().Sub(at) < DeleteQueueCooldown {
-		return nil, Errorf(ErrQueueDeletedRecently, "You must wait 60 seconds after deleting a queue before you can create another with the same name.")
+		return nil, ErrNameDeletedRecently()
 	}
 	a := e.opts.Limits.DefaultAttributes(fifo)
 	if err := e.checkRedriveLocked(ns.Arn(name), attrs.RedrivePolicy, fifo); err != nil {
@@ -354,13 +354,13 @@ func (e *Engine) checkRedrive(sourceArn string, p *RedrivePolicy, fifo bool, set
 	dlqNS := Namespace{Account: account, Region: region}
 	da, ok := settings(dlqNS, name)
 	if !ok {
-		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Dead letter target does not exist.", p.DeadLetterTargetArn)
+		return ErrRedrivePolicy(p.DeadLetterTargetArn, ReasonTargetMissing, "")
 	}
 	if da.FifoQueue != fifo {
-		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Dead-letter target owner should be same as the source; a FIFO queue's dead-letter queue must also be FIFO and a standard queue's standard.", p.DeadLetterTargetArn)
+		return ErrRedrivePolicy(p.DeadLetterTargetArn, ReasonTargetMismatch, "")
 	}
 	if !da.RedriveAllowPolicy.allows(sourceArn) {
-		return Errorf(ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Queue %s does not allow this queue to use it as a dead-letter queue (RedriveAllowPolicy).", p.DeadLetterTargetArn, dlqNS.Arn(name))
+		return ErrRedrivePolicy(p.DeadLetterTargetArn, ReasonTargetRefuses, dlqNS.Arn(name))
 	}
 	return nil
 }
@@ -391,7 +391,7 @@ func (e *Engine) QueueByArn(arn string) (*Queue, error) {
 }
 
 func errNoQueue() error {
-	return Errorf(ErrQueueDoesNotExist, "The specified queue does not exist.")
+	return ErrQueueMissing("")
 }
 
 // Queues lists the queues of the default namespace whose names start with
@@ -447,17 +447,17 @@ func (e *Engine) DeadLetterSourceQueues(q *Queue) []*Queue {
 
 func validateTags(tags map[string]string) error {
 	if len(tags) > MaxTagsPerQueue {
-		return Errorf(ErrInvalidParameterValue, "Too many tags: a queue can have at most %d.", MaxTagsPerQueue)
+		return ErrInvalidTags(ReasonTooMany, MaxTagsPerQueue)
 	}
 	for k, v := range tags {
 		if k == "" || len(k) > MaxTagKeyLen {
-			return Errorf(ErrInvalidParameterValue, "Tag keys must be 1 to %d characters.", MaxTagKeyLen)
+			return ErrInvalidTags(ReasonKeyLength, MaxTagKeyLen)
 		}
 		if len(v) > MaxTagValueLen {
-			return Errorf(ErrInvalidParameterValue, "Tag values must be at most %d characters.", MaxTagValueLen)
+			return ErrInvalidTags(ReasonValueLength, MaxTagValueLen)
 		}
 		if !validText(k) || !validText(v) {
-			return Errorf(ErrInvalidParameterValue, "Tag keys and values may contain only characters allowed in a message body.")
+			return ErrInvalidTags(ReasonCharacters, 0)
 		}
 	}
 	return nil

@@ -543,8 +543,8 @@ func TestFIFOQueueTypeIsFixed(t *testing.T) {
 	q := mustCreate(t, e, "q.fifo", AttributeUpdate{FifoQueue: ptr(true)}, nil)
 	err := q.SetAttributes(AttributeUpdate{FifoQueue: ptr(false)})
 	wantCode(t, err, ErrInvalidAttributeValue)
-	if want := "Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported."; err == nil || !strings.HasSuffix(err.Error(), want) {
-		t.Errorf("error %v, want %q", err, want)
+	if e, ok := err.(*Error); !ok || e.Param != "FifoQueue" || e.Reason != ReasonTypeFixed {
+		t.Errorf("error %v, want FifoQueue refused as fixed", err)
 	}
 	if !q.IsFIFO() {
 		t.Error("the queue is no longer FIFO")

@@ -38,18 +38,11 @@ const (
 	ErrMoveTaskRunning Code = "MoveTaskRunning"
 )
 
-// Error is a typed engine failure: a Code for programs and a message for
-// people.
-type Error struct {
-	Code    Code
-	Message string
-}
-
-func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
-
-// Errorf builds an *Error with a formatted message.
+// Errorf builds an *Error outside the catalogue (catalogue.go): a failure
+// of a front end's own framing, worded by it, with no catalogue entry.
+// Engine code never uses it.
 func Errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
 }
 
 // CodeOf returns the Code of err, or ErrInternal when err is not an *Error.

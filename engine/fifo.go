@@ -31,7 +31,7 @@ func validFIFOID(s string) bool {
 
 func checkFIFOID(param, v string) error {
 	if !validFIFOID(v) {
-		return Errorf(ErrInvalidParameterValue, "Value %s for parameter %s is invalid. Reason: %s can only include alphanumeric and punctuation characters. 1 to 128 in length.", v, param, param)
+		return ErrInvalidParameter(param, v, ReasonCharacters)
 	}
 	return nil
 }

@@ -122,5 +122,5 @@ func decodeReceiptHandle(h string) (qid [16]byte, seq uint64, token [tokenLen]by
 }
 
 func errHandleNeverIssued(h string) error {
-	return Errorf(ErrReceiptHandleIsInvalid, "The input receipt handle \"%s\" is not a valid receipt handle.", h)
+	return ErrHandleInvalid(h, ReasonNotHandle)
 }

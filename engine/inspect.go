@@ -157,7 +157,7 @@ func (q *Queue) DeleteMessage(id string) error {
 		m = q.msgs.get(seq)
 	}
 	if m == nil {
-		return Errorf(ErrResourceNotFound, "Queue %s has no message %s.", q.name, id)
+		return ErrMessageMissing(q.name, id)
 	}
 	// The store first: a delete it did not record is not done.
 	top := q.seqToSave(m.seq)

@@ -29,12 +29,12 @@ func (q *Queue) acknowledge(handles []string, inFlightOnly bool) []error {
 	var gone []*message
 	var goneAt []int // gone[k] is named by handles[goneAt[k]]
 	for i, h := range handles {
-		m, err := q.leaseLocked(h, handleExpired)
+		m, err := q.leaseLocked(h, ReasonExpired)
 		if err == nil && inFlightOnly && m.state != stateInFlight {
-			err = staleHandle(h, handleExpired)
+			err = ErrHandleStale(h, ReasonExpired)
 		}
 		if err == nil && slices.Contains(gone, m) {
-			err = staleHandle(h, handleExpired) // the batch deletes it already
+			err = ErrHandleStale(h, ReasonExpired) // the batch deletes it already
 		}
 		if err != nil {
 			errs[i] = err
@@ -70,7 +70,7 @@ func (q *Queue) acknowledge(handles []string, inFlightOnly bool) []error {
 }
 
 // leaseLocked finds the message whose current delivery handle h names.
-func (q *Queue) leaseLocked(h, staleReason string) (*message, error) {
+func (q *Queue) leaseLocked(h string, staleReason Reason) (*message, error) {
 	qid, seq, token, err := decodeReceiptHandle(h)
 	if err != nil {
 		return nil, err
@@ -80,21 +80,14 @@ func (q *Queue) leaseLocked(h, staleReason string) (*message, error) {
 	}
 	if qid != q.uuid {
 		// AWS's words (aws/aws-sdk-java-v2#3101, spulec/PyQS#24).
-		return nil, Errorf(ErrReceiptHandleIsInvalid, "The receipt handle \"%s\" is not valid for this queue.", h)
+		return nil, ErrHandleInvalid(h, ReasonOtherQueue)
 	}
 	m := q.msgs.get(seq)
 	// A message never received has no delivery to name, whatever the token.
 	if m == nil || m.receiveCount == 0 || m.token != token {
-		return nil, staleHandle(h, staleReason)
+		return nil, ErrHandleStale(h, staleReason)
 	}
 	return m, nil
-}
-
-// handleExpired is SQS's reason for refusing a handle whose delivery ended.
-const handleExpired = "The receipt handle has expired."
-
-func staleHandle(h, reason string) error {
-	return Errorf(ErrReceiptHandleStale, "Value %s for parameter ReceiptHandle is invalid. Reason: %s", h, reason)
 }
 
 // VisibilityChange sets a leased message's remaining visibility timeout.
@@ -125,17 +118,17 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 	var planned []change
 	for i, c := range changes {
 		if c.Timeout < 0 || c.Timeout > MaxVisibilityTimeout {
-			errs[i] = Errorf(ErrInvalidParameterValue, "Value %d for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and %d.", c.Timeout, MaxVisibilityTimeout)
+			errs[i] = ErrParameterRange("VisibilityTimeout", c.Timeout, 0, MaxVisibilityTimeout, false)
 			continue
 		}
-		m, err := q.leaseLocked(c.ReceiptHandle, "Message does not exist or is not available for visibility timeout change.")
+		m, err := q.leaseLocked(c.ReceiptHandle, ReasonNotAvailable)
 		if err != nil {
 			errs[i] = err
 			continue
 		}
 		end := now + int64(c.Timeout)*1e9
 		if end > m.receivedAt+int64(MaxInFlightDuration) {
-			errs[i] = Errorf(ErrInvalidParameterValue, "Value %d for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [%d seconds].", c.Timeout, int(MaxInFlightDuration/time.Second))
+			errs[i] = &Error{Code: ErrInvalidParameterValue, Kind: KindInvalidParameter, Param: "VisibilityTimeout", Value: c.Timeout, Reason: ReasonTotalVisibility, Max: int(MaxInFlightDuration / time.Second)}
 			continue
 		}
 		state := uint8(stateInFlight)

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"strings"
 	"time"
 )
@@ -184,15 +183,6 @@ func (l Limits) ValidQueueName(name string) bool {
 		}
 	}
 	return true
-}
-
-// QueueNameRule says what ValidQueueName wants, in the words of the
-// service whose limits l are.
-func (l Limits) QueueNameRule() string {
-	if l.QueueNameStartsAlphanumeric {
-		return fmt.Sprintf("Must start with a letter or digit. Can contain letters, digits, and hyphens (-). Up to %d characters.", l.MaxQueueNameLen)
-	}
-	return fmt.Sprintf("Can only include alphanumeric characters, hyphens, or underscores. 1 to %d in length", l.MaxQueueNameLen)
 }
 
 // DefaultAttributes returns the settings a new queue gets under l when a

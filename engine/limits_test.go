@@ -67,8 +67,8 @@ func TestLimitsQueueNames(t *testing.T) {
 	e, _ := newTestEngine(t, Options{Limits: SMQLimits})
 	_, err := e.CreateQueue("with_underscore", AttributeUpdate{}, nil)
 	wantCode(t, err, ErrInvalidParameterValue)
-	if want := "Must start with a letter or digit. Can contain letters, digits, and hyphens (-). Up to 120 characters."; err.(*Error).Message != want {
-		t.Errorf("SMQ name error %q, want %q", err, want)
+	if e := err.(*Error); e.Kind != KindQueueName || e.Reason != ReasonNameRuleAlnum || e.Max != 120 {
+		t.Errorf("SMQ name error %v, want the SMQ rule of 120 characters", err)
 	}
 	mustCreate(t, e, strings.Repeat("b", 120), AttributeUpdate{}, nil)
 }

@@ -76,29 +76,29 @@ func (t *moveTask) active() bool { return t.Status == TaskRunning || t.Status ==
 func (e *Engine) StartMoveTask(sourceArn, destinationArn string, maxPerSecond *int) (string, error) {
 	src, err := e.QueueByArn(sourceArn)
 	if err != nil {
-		return "", Errorf(ErrResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+		return "", ErrResourceMissing("SourceArn")
 	}
 	if len(e.DeadLetterSourceQueues(src)) == 0 {
-		return "", Errorf(ErrInvalidParameterValue, "Source queue must be configured as a Dead Letter Queue.")
+		return "", ErrNotDeadLetterQueue()
 	}
 	if destinationArn != "" {
 		dst, err := e.QueueByArn(destinationArn)
 		if err != nil {
-			return "", Errorf(ErrResourceNotFound, "The resource that you specified for the DestinationArn parameter doesn't exist.")
+			return "", ErrResourceMissing("DestinationArn")
 		}
 		// "the redrive destination ... if both queues are the same type"
 		// (SQS Developer Guide, dead-letter queue redrive).
 		if dst.IsFIFO() != src.IsFIFO() {
-			return "", Errorf(ErrInvalidParameterValue, "Value %s for parameter DestinationArn is invalid. Reason: The source and destination queues must be of the same type.", destinationArn)
+			return "", ErrInvalidParameter("DestinationArn", destinationArn, ReasonOtherQueueType)
 		}
 		if destinationArn == sourceArn {
-			return "", Errorf(ErrInvalidParameterValue, "Value %s for parameter DestinationArn is invalid. Reason: Source queue arn and destination queue arn cannot be the same.", destinationArn)
+			return "", ErrInvalidParameter("DestinationArn", destinationArn, ReasonSameQueue)
 		}
 	}
 	rate := 0
 	if maxPerSecond != nil {
 		if *maxPerSecond < 1 || *maxPerSecond > MaxMovePerSecond {
-			return "", Errorf(ErrInvalidParameterValue, "Value %d for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: Must be between 1 and %d.", *maxPerSecond, MaxMovePerSecond)
+			return "", ErrParameterRange("MaxNumberOfMessagesPerSecond", *maxPerSecond, 1, MaxMovePerSecond, false)
 		}
 		rate = *maxPerSecond
 	}
@@ -108,7 +108,7 @@ func (e *Engine) StartMoveTask(sourceArn, destinationArn string, maxPerSecond *i
 	defer e.tasks.mu.Unlock()
 	for _, t := range e.tasks.byHandle {
 		if t.SourceArn == sourceArn && t.active() {
-			return "", Errorf(ErrMoveTaskRunning, "There is already a task running. Only one active task is allowed for a source queue arn at a given time.")
+			return "", ErrTaskRunning()
 		}
 	}
 	id, err := e.newID()
@@ -167,10 +167,10 @@ func decodeTaskHandle(h string) (id, sourceArn string, ok bool) {
 func (e *Engine) CancelMoveTask(handle string) (int64, error) {
 	id, sourceArn, ok := decodeTaskHandle(handle)
 	if !ok {
-		return 0, Errorf(ErrInvalidParameterValue, "Value for parameter TaskHandle is invalid.")
+		return 0, ErrInvalidParameter("TaskHandle", nil, ReasonMalformed)
 	}
 	if _, err := e.QueueByArn(sourceArn); err != nil {
-		return 0, Errorf(ErrResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+		return 0, ErrResourceMissing("SourceArn")
 	}
 	e.tasks.mu.Lock()
 	defer e.tasks.mu.Unlock()
@@ -185,10 +185,10 @@ func (e *Engine) CancelMoveTask(handle string) (int64, error) {
 		}
 	}
 	if t == nil {
-		return 0, Errorf(ErrResourceNotFound, "Task does not exist.")
+		return 0, ErrResourceMissing("TaskHandle")
 	}
 	if t.Status != TaskRunning {
-		return 0, Errorf(ErrInvalidParameterValue, "Value %s for parameter TaskHandle is invalid. Reason: Only active tasks can be cancelled.", handle)
+		return 0, ErrInvalidParameter("TaskHandle", handle, ReasonTaskNotActive)
 	}
 	// The store first: a cancel it did not record would undo itself at the
 	// next start.
@@ -208,10 +208,10 @@ func (e *Engine) CancelMoveTask(handle string) (int64, error) {
 // newest first.
 func (e *Engine) MoveTasks(sourceArn string, max int) ([]MoveTask, error) {
 	if _, err := e.QueueByArn(sourceArn); err != nil {
-		return nil, Errorf(ErrResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+		return nil, ErrResourceMissing("SourceArn")
 	}
 	if max < 1 || max > maxListedMoveTasks {
-		return nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter MaxResults is invalid. Reason: Must be between 1 and %d.", max, maxListedMoveTasks)
+		return nil, ErrParameterRange("MaxResults", max, 1, maxListedMoveTasks, false)
 	}
 	e.tasks.mu.Lock()
 	defer e.tasks.mu.Unlock()

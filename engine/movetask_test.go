@@ -972,19 +972,19 @@ func TestMoveTaskHandle(t *testing.T) {
 	}
 	mtAwaitMoved(t, e, clk, dlq.Arn(), h, 1, 2)
 
-	cancelErr := func(handle string, code Code, msg string) {
+	cancelErr := func(handle string, code Code, param string) {
 		t.Helper()
 		_, err := e.CancelMoveTask(handle)
 		wantCode(t, err, code)
-		if got := err.(*Error).Message; got != msg {
-			t.Errorf("CancelMoveTask(%.30q): %q, want %q", handle, got, msg)
+		if got := err.(*Error).Param; got != param {
+			t.Errorf("CancelMoveTask(%.30q): %v, want one of parameter %s", handle, err, param)
 		}
 	}
-	cancelErr("foobared", ErrInvalidParameterValue, "Value for parameter TaskHandle is invalid.")
-	cancelErr(base64.StdEncoding.EncodeToString([]byte("not json")), ErrInvalidParameterValue, "Value for parameter TaskHandle is invalid.")
+	cancelErr("foobared", ErrInvalidParameterValue, "TaskHandle")
+	cancelErr(base64.StdEncoding.EncodeToString([]byte("not json")), ErrInvalidParameterValue, "TaskHandle")
 	cancelErr(encodeTaskHandle("10f57157-fc38-4da9-a113-4de7e12d05dd", "arn:aws:sqs:us-east-1:878966065785:test-queue-doesnt-exist-123456"),
-		ErrResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
-	cancelErr(encodeTaskHandle("10f57157-fc38-4da9-a113-4de7e12d05aa", dlq.Arn()), ErrResourceNotFound, "Task does not exist.")
+		ErrResourceNotFound, "SourceArn")
+	cancelErr(encodeTaskHandle("10f57157-fc38-4da9-a113-4de7e12d05aa", dlq.Arn()), ErrResourceNotFound, "TaskHandle")
 
 	// The handle form of earlier minisqs versions names the same task.
 	old := base64.StdEncoding.EncodeToString([]byte(th.TaskID + "|" + dlq.Arn()))

@@ -51,17 +51,17 @@ func oneOrMany(vals []string) json.RawMessage {
 // the actions on the queue.
 func (q *Queue) AddPermission(label string, accounts, actions []string) error {
 	if label == "" {
-		return Errorf(ErrMissingParameter, "The request must contain the parameter Label.")
+		return ErrMissing("Label")
 	}
 	if len(accounts) == 0 {
-		return Errorf(ErrMissingParameter, "The request must contain the parameter AWSAccountIds.")
+		return ErrMissing("AWSAccountIds")
 	}
 	if len(actions) == 0 {
-		return Errorf(ErrMissingParameter, "The request must contain the parameter Actions.")
+		return ErrMissing("Actions")
 	}
 	return q.editPolicy(func(doc *policyDocument) error {
 		if slices.ContainsFunc(doc.Statement, func(s json.RawMessage) bool { return statementSid(s) == label }) {
-			return Errorf(ErrInvalidParameterValue, "Value %s for parameter Label is invalid. Reason: Already exists.", label)
+			return ErrInvalidParameter("Label", label, ReasonExists)
 		}
 		principals := make([]string, len(accounts))
 		for i, a := range accounts {
@@ -84,12 +84,12 @@ func (q *Queue) AddPermission(label string, accounts, actions []string) error {
 // one removes the policy.
 func (q *Queue) RemovePermission(label string) error {
 	if label == "" {
-		return Errorf(ErrMissingParameter, "The request must contain the parameter Label.")
+		return ErrMissing("Label")
 	}
 	return q.editPolicy(func(doc *policyDocument) error {
 		i := slices.IndexFunc(doc.Statement, func(s json.RawMessage) bool { return statementSid(s) == label })
 		if i < 0 {
-			return Errorf(ErrInvalidParameterValue, "Value %s for parameter Label is invalid. Reason: can't find label.", label)
+			return ErrInvalidParameter("Label", label, ReasonNotFound)
 		}
 		doc.Statement = slices.Delete(doc.Statement, i, i+1)
 		return nil
@@ -106,7 +106,7 @@ func (q *Queue) editPolicy(edit func(*policyDocument) error) error {
 	doc := policyDocument{Version: "2008-10-17", ID: q.arn + "/SQSDefaultPolicy"}
 	if a.Policy != "" {
 		if err := json.Unmarshal([]byte(a.Policy), &doc); err != nil {
-			return Errorf(ErrInvalidParameterValue, "The queue's Policy is not a document AddPermission can edit: %v", err)
+			return ErrPolicyNotEditable(err)
 		}
 	}
 	if err := edit(&doc); err != nil {

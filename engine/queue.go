@@ -153,7 +153,7 @@ func (q *Queue) SetAttributes(u AttributeUpdate) error {
 		return err
 	}
 	if u.FifoQueue != nil && !*u.FifoQueue {
-		return Errorf(ErrInvalidAttributeValue, "Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported.")
+		return ErrInvalidAttribute("FifoQueue", *u.FifoQueue, ReasonTypeFixed)
 	}
 	q.e.mu.RLock()
 	err := q.e.checkRedriveLocked(q.arn, u.RedrivePolicy, a.FifoQueue)
@@ -250,7 +250,7 @@ func (q *Queue) Purge() error {
 	}
 	now := q.e.clock.Now()
 	if !q.e.opts.SkipCooldowns && !q.lastPurge.IsZero() && now.Sub(q.lastPurge) < PurgeCooldown {
-		return Errorf(ErrPurgeQueueInProgress, "Only one PurgeQueue operation on %s is allowed every 60 seconds.", q.name)
+		return ErrPurgeTooSoon(q.name)
 	}
 	if err := q.emptyLocked(now); err != nil {
 		return err

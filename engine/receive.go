@@ -24,13 +24,13 @@ func (o *ReceiveOptions) validate(l Limits) error {
 		o.MaxMessages = 1
 	}
 	if o.MaxMessages < 1 || o.MaxMessages > l.MaxBatchEntries {
-		return Errorf(ErrInvalidParameterValue, "Value %d for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and %d, if provided.", o.MaxMessages, l.MaxBatchEntries)
+		return ErrParameterRange("MaxNumberOfMessages", o.MaxMessages, 1, l.MaxBatchEntries, true)
 	}
 	if v := o.VisibilityTimeout; v != nil && (*v < 0 || *v > MaxVisibilityTimeout) {
-		return Errorf(ErrInvalidParameterValue, "Value %d for parameter VisibilityTimeout is invalid. Reason: Must be >= 0 and <= %d, if provided.", *v, MaxVisibilityTimeout)
+		return ErrParameterRange("VisibilityTimeout", *v, 0, MaxVisibilityTimeout, true)
 	}
 	if w := o.WaitSeconds; w != nil && (*w < 0 || *w > l.MaxReceiveWaitSeconds) {
-		return Errorf(ErrInvalidParameterValue, "Value %d for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= %d, if provided.", *w, l.MaxReceiveWaitSeconds)
+		return ErrParameterRange("WaitTimeSeconds", *w, 0, l.MaxReceiveWaitSeconds, true)
 	}
 	if o.AttemptID != "" {
 		return checkFIFOID("ReceiveRequestAttemptId", o.AttemptID)
@@ -142,14 +142,14 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 		}
 		if q.inFlight >= limit {
 			if len(picked) == 0 {
-				err = Errorf(ErrOverLimit, "Maximum number of in-flight messages (%d) reached for queue %s.", limit, q.name)
+				err = ErrInFlightLimit(limit, q.name)
 			}
 			break
 		}
 		undo[len(picked)] = leaseOf(m)
 		if err := q.e.handles.newToken(q.e.opts.Random, q.uuid, m); err != nil {
 			q.mu.Unlock()
-			return nil, nil, 0, Errorf(ErrInternal, "receipt token: %v", err)
+			return nil, nil, 0, ErrInternalFailure("receipt token: " + err.Error())
 		}
 		q.unstateLocked(m)
 		m.receiveCount++
@@ -307,7 +307,7 @@ func (e *Engine) QueueOfReceiptHandle(h string) (*Queue, error) {
 	}
 	q, err := e.QueueByID(uuid.UUID(qid).String())
 	if err != nil {
-		return nil, Errorf(ErrReceiptHandleStale, "The receipt handle's queue no longer exists.")
+		return nil, ErrHandleStale("", ReasonQueueGone)
 	}
 	return q, nil
 }

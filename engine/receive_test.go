@@ -475,7 +475,7 @@ func TestAcknowledgeInFlightRefusesEndedLease(t *testing.T) {
 	clk.Advance(31 * time.Second)
 	err := q.AcknowledgeInFlight([]string{d.ReceiptHandle})[0]
 	wantCode(t, err, ErrReceiptHandleStale)
-	if err == nil || !strings.HasSuffix(err.Error(), "Reason: The receipt handle has expired.") {
+	if e, ok := err.(*Error); !ok || e.Reason != ReasonExpired {
 		t.Errorf("error %v", err)
 	}
 	wantCounts(t, q, Counts{Visible: 1})

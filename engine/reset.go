@@ -38,7 +38,7 @@ func (e *Engine) ResetQueues(refs []string) error {
 	for i, ref := range refs {
 		q, err := e.LookupQueue(ref)
 		if err != nil {
-			return Errorf(ErrQueueDoesNotExist, "The queue %s does not exist.", ref)
+			return ErrQueueMissing(ref)
 		}
 		qs[i] = q
 	}

@@ -120,19 +120,19 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 // record, without touching the queue.
 func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, error) {
 	if in.Body == "" {
-		return Message{}, nil, Errorf(ErrMissingParameter, "The request must contain the parameter MessageBody.")
+		return Message{}, nil, ErrMissing("MessageBody")
 	}
 	if !validText(in.Body) {
-		return Message{}, nil, Errorf(ErrInvalidMessageContents, "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF")
+		return Message{}, nil, ErrInvalidBody()
 	}
 	if d := in.DelaySeconds; d != nil {
 		// SQS accepts 0 on a FIFO queue and ignores it, and the queue's delay
 		// applies: query-protocol SDKs such as aws-sdk-go v1 always send it.
 		if a.FifoQueue && *d != 0 {
-			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.", *d)
+			return Message{}, nil, ErrInvalidParameter("DelaySeconds", *d, ReasonWrongQueueType)
 		}
 		if max := q.e.opts.Limits.MaxDelaySeconds; *d < 0 || *d > max {
-			return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %d for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= %d.", *d, max)
+			return Message{}, nil, ErrParameterRange("DelaySeconds", *d, 0, max, false)
 		}
 	}
 	if err := validateAttributes(in.Attributes); err != nil {
@@ -142,7 +142,7 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 		return Message{}, nil, err
 	}
 	if size := MessageSize(in); size > a.MaximumMessageSize {
-		return Message{}, nil, Errorf(ErrMessageTooLong, "One or more parameters are invalid. Reason: Message must be shorter than %d bytes.", a.MaximumMessageSize)
+		return Message{}, nil, ErrTooLong(a.MaximumMessageSize, false)
 	}
 	// An id given as "" is a bad value, not a missing one, where SQS looks
 	// at it (LocalStack's validated test_send_message_to_standard_queue_
@@ -157,11 +157,11 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 	dedupID := in.DeduplicationID
 	switch {
 	case !a.FifoQueue && dedupID != "":
-		return Message{}, nil, Errorf(ErrInvalidParameterValue, "Value %s for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.", dedupID)
+		return Message{}, nil, ErrInvalidParameter("MessageDeduplicationId", dedupID, ReasonWrongQueueType)
 	case a.FifoQueue && in.GroupID == "":
-		return Message{}, nil, Errorf(ErrMissingParameter, "The request must contain the parameter MessageGroupId.")
+		return Message{}, nil, ErrMissing("MessageGroupId")
 	case a.FifoQueue && dedupID == "" && !a.ContentBasedDeduplication:
-		return Message{}, nil, Errorf(ErrInvalidParameterValue, "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
+		return Message{}, nil, ErrDeduplicationNeeded()
 	case a.FifoQueue && dedupID == "":
 		dedupID = contentDeduplicationID(in.Body)
 	}
@@ -177,7 +177,7 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 	}
 	id, err := q.e.newID()
 	if err != nil {
-		return Message{}, nil, Errorf(ErrInternal, "message id: %v", err)
+		return Message{}, nil, ErrInternalFailure("message id: " + err.Error())
 	}
 	sum := md5.Sum([]byte(in.Body))
 	sender := in.SenderID

@@ -31,10 +31,10 @@ func (e *Engine) Offset() time.Duration {
 func (e *Engine) Advance(d time.Duration) error {
 	c, ok := e.clock.(AdjustableClock)
 	if !ok {
-		return Errorf(ErrUnsupportedOperation, "This engine's clock cannot be moved.")
+		return ErrClockFixed()
 	}
 	if d <= 0 {
-		return Errorf(ErrInvalidParameterValue, "The clock moves only forward: %v is not a positive duration.", d)
+		return ErrInvalidParameter("seconds", d.Seconds(), ReasonNegative)
 	}
 	c.Advance(d)
 	if _, ok := c.(*OffsetClock); ok {

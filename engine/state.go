@@ -145,7 +145,7 @@ func (q *Queue) state() (QueueState, error) {
 		return nil
 	})
 	if err != nil {
-		return QueueState{}, Errorf(ErrInternal, "reading queue %s: %v", q.name, err)
+		return QueueState{}, ErrInternalFailure(fmt.Sprintf("reading queue %s: %v", q.name, err))
 	}
 	for key, d := range q.dedup.entries {
 		ds := DeduplicationState{DeduplicationID: key, MessageID: d.messageID, SequenceNumber: d.sequenceNumber, ExpiresAt: utcNanos(d.expires)}
@@ -227,10 +227,18 @@ type loadedMessage struct {
 // stateError places a rule a state breaks.
 func stateError(where string, err error) error {
 	var ee *Error
-	if errors.As(err, &ee) {
-		return Errorf(ErrInvalidParameterValue, "%s: %s", where, ee.Message)
+	if !errors.As(err, &ee) {
+		return ErrInvalidState(where, err.Error())
 	}
-	return Errorf(ErrInvalidParameterValue, "%s: %v", where, err)
+	if ee.Kind == KindInvalidState {
+		if ee.Name != "" {
+			where += ": " + ee.Name
+		}
+		return ErrInvalidState(where, ee.Detail)
+	}
+	out := ErrInvalidState(where, "")
+	out.Cause = ee
+	return out
 }
 
 // build checks s and makes its queues, messages and tasks, shared with no
@@ -238,7 +246,7 @@ func stateError(where string, err error) error {
 func (e *Engine) build(s *State) (*world, error) {
 	now := e.clock.Now()
 	if max := e.opts.Limits.MaxQueues; max > 0 && len(s.Queues) > max {
-		return nil, Errorf(ErrInvalidParameterValue, "%d queues: more than the limit of %d", len(s.Queues), max)
+		return nil, ErrInvalidState(fmt.Sprintf("%d queues", len(s.Queues)), fmt.Sprintf("more than the limit of %d", max))
 	}
 	settings := map[queueRef]QueueAttributes{}
 	for i := range s.Queues {
@@ -246,14 +254,14 @@ func (e *Engine) build(s *State) (*world, error) {
 		ref := queueRef{e.Namespace(qs.Account, qs.Region), qs.Name}
 		where := fmt.Sprintf("queue %d (%s)", i, qs.Name)
 		if !e.opts.Limits.ValidQueueName(qs.Name) {
-			return nil, Errorf(ErrInvalidParameterValue, "%s: the name is not a valid queue name", where)
+			return nil, ErrInvalidState(where, "the name is not a valid queue name")
 		}
 		if _, dup := settings[ref]; dup {
-			return nil, Errorf(ErrInvalidParameterValue, "%s: a second queue of that name", where)
+			return nil, ErrInvalidState(where, "a second queue of that name")
 		}
 		a := qs.Attributes
 		if strings.HasSuffix(qs.Name, ".fifo") && !a.FifoQueue {
-			return nil, Errorf(ErrInvalidParameterValue, "%s: a name ending in .fifo is a FIFO queue's", where)
+			return nil, ErrInvalidState(where, "a name ending in .fifo is a FIFO queue's")
 		}
 		u := a.asUpdate()
 		if err := u.validate(a.FifoQueue, e.opts.Limits); err != nil {
@@ -278,7 +286,7 @@ func (e *Engine) build(s *State) (*world, error) {
 			return nil, stateError(where, err)
 		}
 		if ids[q.id] {
-			return nil, Errorf(ErrInvalidParameterValue, "%s: the id %s is another queue's", where, q.id)
+			return nil, ErrInvalidState(where, fmt.Sprintf("the id %s is another queue's", q.id))
 		}
 		ids[q.id] = true
 		w.queues = append(w.queues, q)
@@ -330,7 +338,7 @@ func (e *Engine) buildQueue(qs *QueueState, now time.Time, settings func(Namespa
 			return nil, nil, err
 		}
 	} else if u, err := uuid.Parse(id); err != nil || u.String() != id {
-		return nil, nil, Errorf(ErrInvalidParameterValue, "the id %q is not a UUID in its canonical form", id)
+		return nil, nil, ErrInvalidState("", fmt.Sprintf("the id %q is not a UUID in its canonical form", id))
 	}
 	created, modified := orNow(qs.Created, now), orNow(qs.Modified, now)
 	rec := &queueRecord{ID: id, Name: qs.Name, Account: ns.Account, Region: ns.Region, Created: created.UnixNano(), Modified: modified.UnixNano(), Attributes: a, Tags: maps.Clone(qs.Tags)}
@@ -409,7 +417,7 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 			rec.ID = id
 		}
 		if ids[rec.ID] {
-			return nil, Errorf(ErrInvalidParameterValue, "%s: the id %s is another message's", where, rec.ID)
+			return nil, ErrInvalidState(where, fmt.Sprintf("the id %s is another message's", rec.ID))
 		}
 		ids[rec.ID] = true
 		if err := q.checkStoredMessage(&rec, a); err != nil {
@@ -417,13 +425,13 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 		}
 		switch {
 		case !a.FifoQueue && rec.SequenceNumber != "":
-			return nil, Errorf(ErrInvalidParameterValue, "%s: only a FIFO queue's messages have sequence numbers", where)
+			return nil, ErrInvalidState(where, "only a FIFO queue's messages have sequence numbers")
 		case rec.SequenceNumber == "":
 			seq++
 		default:
 			n, err := strconv.ParseUint(rec.SequenceNumber, 10, 64)
 			if err != nil || n <= seq {
-				return nil, Errorf(ErrInvalidParameterValue, "%s: sequence number %s does not follow %d", where, rec.SequenceNumber, seq)
+				return nil, ErrInvalidState(where, fmt.Sprintf("sequence number %s does not follow %d", rec.SequenceNumber, seq))
 			}
 			seq = n
 		}
@@ -454,10 +462,10 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 // queue with a higher one.
 func (q *Queue) checkStoredMessage(rec *Message, a QueueAttributes) error {
 	if rec.Body == "" {
-		return Errorf(ErrMissingParameter, "the body is empty")
+		return ErrInvalidState("", "the body is empty")
 	}
 	if !validText(rec.Body) {
-		return Errorf(ErrInvalidMessageContents, "the body has characters SQS does not allow")
+		return ErrInvalidState("", "the body has characters SQS does not allow")
 	}
 	if err := validateAttributes(rec.Attributes); err != nil {
 		return err
@@ -472,7 +480,7 @@ func (q *Queue) checkStoredMessage(rec *Message, a QueueAttributes) error {
 	}
 	if rec.DeadLetterSourceArn != "" {
 		if _, _, _, ok := parseQueueArn(rec.DeadLetterSourceArn); !ok {
-			return Errorf(ErrInvalidParameterValue, "deadLetterSourceArn %s is not a queue ARN", rec.DeadLetterSourceArn)
+			return ErrInvalidState("", fmt.Sprintf("deadLetterSourceArn %s is not a queue ARN", rec.DeadLetterSourceArn))
 		}
 	}
 	if rec.GroupID != "" {
@@ -482,16 +490,16 @@ func (q *Queue) checkStoredMessage(rec *Message, a QueueAttributes) error {
 	}
 	if !a.FifoQueue {
 		if rec.DeduplicationID != "" {
-			return Errorf(ErrInvalidParameterValue, "only a FIFO queue's messages have deduplication ids")
+			return ErrInvalidState("", "only a FIFO queue's messages have deduplication ids")
 		}
 		return nil
 	}
 	if rec.GroupID == "" {
-		return Errorf(ErrMissingParameter, "a FIFO queue's message needs a group id")
+		return ErrInvalidState("", "a FIFO queue's message needs a group id")
 	}
 	if rec.DeduplicationID == "" {
 		if !a.ContentBasedDeduplication {
-			return Errorf(ErrMissingParameter, "a FIFO queue's message needs a deduplication id unless the queue deduplicates by content")
+			return ErrInvalidState("", "a FIFO queue's message needs a deduplication id unless the queue deduplicates by content")
 		}
 		rec.DeduplicationID = contentDeduplicationID(rec.Body)
 	}
@@ -503,13 +511,13 @@ func (q *Queue) checkStoredMessage(rec *Message, a QueueAttributes) error {
 // valid until its next receive.
 func (q *Queue) placeMessage(m *message, ms MessageState, now time.Time) error {
 	if ms.ReceiveCount < 0 {
-		return Errorf(ErrInvalidParameterValue, "receiveCount may not be negative")
+		return ErrInvalidState("", "receiveCount may not be negative")
 	}
 	switch {
 	case ms.ReceiveCount > 0 && ms.FirstReceivedAt.IsZero():
-		return Errorf(ErrInvalidParameterValue, "a message received before needs firstReceivedAt")
+		return ErrInvalidState("", "a message received before needs firstReceivedAt")
 	case ms.ReceiveCount == 0 && !ms.FirstReceivedAt.IsZero():
-		return Errorf(ErrInvalidParameterValue, "a message never received has no firstReceivedAt")
+		return ErrInvalidState("", "a message never received has no firstReceivedAt")
 	}
 	if !ms.FirstReceivedAt.IsZero() {
 		m.firstReceiveAt = ms.FirstReceivedAt.UnixNano()
@@ -518,27 +526,27 @@ func (q *Queue) placeMessage(m *message, ms MessageState, now time.Time) error {
 	case MessageVisible, "":
 		m.state = stateReady
 		if !ms.VisibleAt.IsZero() {
-			return Errorf(ErrInvalidParameterValue, "a visible message has no visibleAt")
+			return ErrInvalidState("", "a visible message has no visibleAt")
 		}
 	case MessageDelayed, MessageInFlight:
 		m.state = stateDelayed
 		if ms.Status == MessageInFlight {
 			if ms.ReceiveCount == 0 {
-				return Errorf(ErrInvalidParameterValue, "a message in flight has been received at least once")
+				return ErrInvalidState("", "a message in flight has been received at least once")
 			}
 			m.state = stateInFlight
 			m.receivedAt = now.UnixNano()
 		}
 		if ms.VisibleAt.IsZero() {
-			return Errorf(ErrInvalidParameterValue, "a message %s needs visibleAt", ms.Status)
+			return ErrInvalidState("", fmt.Sprintf("a message %s needs visibleAt", ms.Status))
 		}
 		m.visibleAt = ms.VisibleAt.UnixNano()
 	default:
-		return Errorf(ErrInvalidParameterValue, "unknown state %q: want visible, inFlight or delayed", ms.Status)
+		return ErrInvalidState("", fmt.Sprintf("unknown state %q: want visible, inFlight or delayed", ms.Status))
 	}
 	if m.receiveCount > 0 {
 		if err := q.e.handles.newToken(q.e.opts.Random, q.uuid, m); err != nil {
-			return Errorf(ErrInternal, "delivery token: %v", err)
+			return ErrInternalFailure("delivery token: " + err.Error())
 		}
 	}
 	return nil
@@ -546,7 +554,7 @@ func (q *Queue) placeMessage(m *message, ms MessageState, now time.Time) error {
 
 func (q *Queue) buildDeduplication(in []DeduplicationState) error {
 	if len(in) > 0 && !q.fifo {
-		return Errorf(ErrInvalidParameterValue, "only a FIFO queue has a deduplication window")
+		return ErrInvalidState("", "only a FIFO queue has a deduplication window")
 	}
 	sorted := slices.Clone(in)
 	slices.SortStableFunc(sorted, func(a, b DeduplicationState) int { return a.ExpiresAt.Compare(b.ExpiresAt) })
@@ -563,7 +571,7 @@ func (q *Queue) buildDeduplication(in []DeduplicationState) error {
 			key = d.GroupID + "\x00" + d.DeduplicationID
 		}
 		if d.MessageID == "" || d.ExpiresAt.IsZero() {
-			return Errorf(ErrInvalidParameterValue, "%s (entry %d): needs a message id and an expiry", where, i)
+			return ErrInvalidState(fmt.Sprintf("%s (entry %d)", where, i), "needs a message id and an expiry")
 		}
 		q.dedup.add(key, dedupEntry{messageID: d.MessageID, sequenceNumber: d.SequenceNumber, expires: d.ExpiresAt.UnixNano()})
 	}
@@ -578,26 +586,26 @@ func (e *Engine) buildTasks(in []MoveTask, now time.Time) ([]*moveTask, error) {
 		where := fmt.Sprintf("move task %d (%s)", i, t.Handle)
 		switch {
 		case t.Handle == "":
-			return nil, Errorf(ErrInvalidParameterValue, "%s: needs a handle", where)
+			return nil, ErrInvalidState(where, "needs a handle")
 		case handles[t.Handle]:
-			return nil, Errorf(ErrInvalidParameterValue, "%s: a second task with that handle", where)
+			return nil, ErrInvalidState(where, "a second task with that handle")
 		case !validArn(t.SourceArn) || t.DestinationArn != "" && !validArn(t.DestinationArn):
-			return nil, Errorf(ErrInvalidParameterValue, "%s: sourceArn and destinationArn must be queue ARNs", where)
+			return nil, ErrInvalidState(where, "sourceArn and destinationArn must be queue ARNs")
 		case t.MaxPerSecond < 0 || t.MaxPerSecond > MaxMovePerSecond:
-			return nil, Errorf(ErrInvalidParameterValue, "%s: maxPerSecond must be from 0 to %d", where, MaxMovePerSecond)
+			return nil, ErrInvalidState(where, fmt.Sprintf("maxPerSecond must be from 0 to %d", MaxMovePerSecond))
 		case t.Moved < 0 || t.ToMove < 0:
-			return nil, Errorf(ErrInvalidParameterValue, "%s: counts may not be negative", where)
+			return nil, ErrInvalidState(where, "counts may not be negative")
 		}
 		handles[t.Handle] = true
 		switch t.Status {
 		case TaskRunning, TaskCancelling:
 			if active[t.SourceArn] {
-				return nil, Errorf(ErrInvalidParameterValue, "%s: a source queue has at most one active task", where)
+				return nil, ErrInvalidState(where, "a source queue has at most one active task")
 			}
 			active[t.SourceArn] = true
 		case TaskCompleted, TaskCancelled, TaskFailed:
 		default:
-			return nil, Errorf(ErrInvalidParameterValue, "%s: unknown status %q", where, t.Status)
+			return nil, ErrInvalidState(where, fmt.Sprintf("unknown status %q", t.Status))
 		}
 		// A task being cancelled has no one left to finish it: it ends
 		// cancelled, as after a restart.

@@ -57,7 +57,7 @@ type store struct {
 // errStoreWrite is what a caller is told of a change the store could not
 // record, in SQS's words for an internal failure; the cause is logged.
 func errStoreWrite() error {
-	return Errorf(ErrInternal, "We encountered an internal error. Please try again.")
+	return ErrInternalFailure("the store refused a write")
 }
 
 // update runs fn as one write transaction. When it fails, buntdb has rolled

@@ -90,13 +90,13 @@ func (e *Engine) subscriptionsChanged(qs ...*Queue) {
 func validateSubscription(endpoint string, batchSize, maxWait int) error {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Errorf(ErrInvalidParameterValue, "endpoint must be an http or https URL")
+		return ErrInvalidParameter("endpoint", endpoint, ReasonNotHTTPURL)
 	}
 	if batchSize < MinSubscriptionBatch || batchSize > MaxSubscriptionBatch {
-		return Errorf(ErrInvalidParameterValue, "batchSize must be between %d and %d", MinSubscriptionBatch, MaxSubscriptionBatch)
+		return ErrParameterRange("batchSize", batchSize, MinSubscriptionBatch, MaxSubscriptionBatch, false)
 	}
 	if maxWait < 0 || maxWait > MaxSubscriptionWait {
-		return Errorf(ErrInvalidParameterValue, "maxWaitSeconds must be between 0 and %d", MaxSubscriptionWait)
+		return ErrParameterRange("maxWaitSeconds", maxWait, 0, MaxSubscriptionWait, false)
 	}
 	return nil
 }

@@ -41,25 +41,23 @@ func validText(s string) bool {
 // (API_MessageAttributeValue; "Amazon SQS message attributes" in the
 // Developer Guide).
 func validateAttributeName(name string) error {
-	bad := func(reason string) error {
-		return Errorf(ErrInvalidParameterValue, "Message attribute name '%s' is invalid. Reason: %s", name, reason)
-	}
+	bad := func(reason Reason) error { return ErrMessageAttribute(name, reason, "") }
 	if name == "" || utf8.RuneCountInString(name) > MaxAttributeNameLen {
-		return bad("Message attribute name must be 1 to 256 characters long.")
+		return bad(ReasonNameLength)
 	}
 	// SQS documents ASCII letters and digits but takes any letter or digit
 	// (it accepts "attr.1øßä" and refuses "§").
 	for _, c := range name {
 		if !(unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '-' || c == '.') {
-			return bad("Message attribute name can only contain alphanumeric characters, hyphens, underscores and periods.")
+			return bad(ReasonCharacters)
 		}
 	}
 	lower := strings.ToLower(name)
 	if strings.HasPrefix(lower, "aws.") || strings.HasPrefix(lower, "amazon.") {
-		return bad("Message attribute names starting with 'AWS.' or 'Amazon.' are reserved for use by Amazon.")
+		return bad(ReasonNameReserved)
 	}
 	if name[0] == '.' || name[len(name)-1] == '.' || strings.Contains(name, "..") {
-		return bad("Message attribute name cannot start or end with a period, or contain consecutive periods.")
+		return bad(ReasonNamePeriods)
 	}
 	return nil
 }
@@ -67,7 +65,7 @@ func validateAttributeName(name string) error {
 // validateAttributes checks message attributes.
 func validateAttributes(attrs []MessageAttribute) error {
 	if len(attrs) > MaxMessageAttributes {
-		return Errorf(ErrInvalidParameterValue, "Number of message attributes [%d] exceeds the allowed maximum [%d].", len(attrs), MaxMessageAttributes)
+		return ErrTooManyMessageAttributes(len(attrs), MaxMessageAttributes)
 	}
 	seen := make(map[string]bool, len(attrs))
 	for _, a := range attrs {
@@ -75,7 +73,7 @@ func validateAttributes(attrs []MessageAttribute) error {
 			return err
 		}
 		if seen[a.Name] {
-			return Errorf(ErrInvalidParameterValue, "Message attribute name '%s' is duplicated.", a.Name)
+			return ErrMessageAttribute(a.Name, ReasonDuplicate, "")
 		}
 		seen[a.Name] = true
 		if err := validateAttributeValue(a); err != nil {
@@ -91,10 +89,10 @@ func validateAttributes(attrs []MessageAttribute) error {
 func validateSystemAttributes(attrs []MessageAttribute) error {
 	for _, sa := range attrs {
 		if sa.Name != "AWSTraceHeader" {
-			return Errorf(ErrInvalidParameterValue, "Message system attribute name '%s' is invalid.", sa.Name)
+			return ErrMessageAttribute(sa.Name, ReasonSystemName, "")
 		}
 		if sa.DataType != "String" || sa.StringValue == "" || !validText(sa.StringValue) {
-			return Errorf(ErrInvalidParameterValue, "Message system attribute '%s' must be of type String with a non-empty value.", sa.Name)
+			return ErrMessageAttribute(sa.Name, ReasonSystemValue, "")
 		}
 	}
 	return nil
@@ -103,10 +101,10 @@ func validateSystemAttributes(attrs []MessageAttribute) error {
 func validateAttributeValue(a MessageAttribute) error {
 	base, label, _ := strings.Cut(a.DataType, ".")
 	if a.DataType == "" {
-		return Errorf(ErrInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute type.", a.Name)
+		return ErrMessageAttribute(a.Name, ReasonTypeMissing, "")
 	}
 	if len(a.DataType) > MaxAttributeNameLen || strings.Contains(a.DataType, ".") && label == "" || !validText(a.DataType) {
-		return Errorf(ErrInvalidParameterValue, "The message attribute '%s' has an invalid message attribute type.", a.Name)
+		return ErrMessageAttribute(a.Name, ReasonTypeInvalid, a.DataType)
 	}
 	switch base {
 	case "String":
@@ -114,21 +112,21 @@ func validateAttributeValue(a MessageAttribute) error {
 			return emptyAttributeValue(a.Name, base)
 		}
 		if !validText(a.StringValue) {
-			return Errorf(ErrInvalidParameterValue, "The message attribute '%s' contains characters outside the allowed set.", a.Name)
+			return ErrMessageAttribute(a.Name, ReasonValueChars, "")
 		}
 	case "Number":
 		if a.StringValue == "" {
 			return emptyAttributeValue(a.Name, base)
 		}
 		if !validNumber(a.StringValue) {
-			return Errorf(ErrInvalidParameterValue, "Can't cast the value of message (user) attribute '%s' to a number.", a.Name)
+			return ErrMessageAttribute(a.Name, ReasonNotNumber, "Number")
 		}
 	case "Binary":
 		if len(a.BinaryValue) == 0 {
 			return emptyAttributeValue(a.Name, base)
 		}
 	default:
-		return Errorf(ErrInvalidParameterValue, "The type of message (user) attribute '%s' is invalid. You must use only the following supported type prefixes: Binary, Number, String.", a.Name)
+		return ErrMessageAttribute(a.Name, ReasonTypePrefix, a.DataType)
 	}
 	return nil
 }
@@ -186,5 +184,5 @@ func validNumber(s string) bool {
 
 // emptyAttributeValue refuses an attribute without a value, in SQS's words.
 func emptyAttributeValue(name, base string) error {
-	return Errorf(ErrInvalidParameterValue, "Message (user) attribute '%s' must contain a non-empty value of type '%s'.", name, base)
+	return ErrMessageAttribute(name, ReasonValueMissing, base)
 }

@@ -31,9 +31,9 @@ func (c WaitCondition) validate() error {
 	}
 	switch {
 	case n != 1:
-		return Errorf(ErrInvalidParameterValue, "A wait needs exactly one condition: visible, inFlight, empty or bodyContains.")
+		return ErrInvalidParameter("condition", nil, ReasonOneCondition)
 	case c.Visible != nil && *c.Visible < 0, c.InFlight != nil && *c.InFlight < 0:
-		return Errorf(ErrInvalidParameterValue, "A wait's count may not be negative.")
+		return ErrInvalidParameter("count", nil, ReasonNegative)
 	}
 	return nil
 }
@@ -150,7 +150,7 @@ func (q *Queue) bodyContainsLocked(text string) (bool, error) {
 		return nil
 	})
 	if err != nil {
-		return false, Errorf(ErrInternal, "reading messages: %v", err)
+		return false, ErrInternalFailure("reading messages: " + err.Error())
 	}
 	return found, nil
 }

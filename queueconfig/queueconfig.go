@@ -117,7 +117,7 @@ func (e *Error) Error() string {
 	// An engine error's code is for programs; people read its message.
 	var ee *engine.Error
 	if errors.As(e.Err, &ee) {
-		b.WriteString(strings.TrimSuffix(strings.Replace(e.Err.Error(), ee.Error(), ee.Message, 1), "."))
+		b.WriteString(strings.TrimSuffix(strings.Replace(e.Err.Error(), ee.Error(), sqs.ErrorMessage(ee), 1), "."))
 	} else {
 		b.WriteString(e.Err.Error())
 	}

@@ -136,7 +136,7 @@ func toAPIError(err error) *apiError {
 		if !ok {
 			code = codeInternal
 		}
-		return &apiError{Code: code, Message: ee.Message, Status: statuses[code]}
+		return &apiError{Code: code, Message: errorText(ee), Status: statuses[code]}
 	}
 	return &apiError{Code: codeInternal, Message: err.Error(), Status: http.StatusInternalServerError}
 }

@@ -120,7 +120,7 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 		sysMD5s = append(sysMD5s, sysMD5)
 	}
 	if total > maxBatchBytes {
-		return nil, engine.Errorf(engine.ErrBatchRequestTooLong, "Batch requests cannot be longer than %d bytes. You have sent %d bytes.", maxBatchBytes, total)
+		return nil, engine.ErrBatchTooLong(total, maxBatchBytes)
 	}
 	results := q.Send(msgs)
 	if err := engine.SendFailure(results); err != nil {
@@ -128,10 +128,8 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	}
 	for i, r := range results {
 		if engine.CodeOf(r.Err) == engine.ErrMessageTooLong {
-			// Within a batch SQS words a message's size otherwise than a
-			// single send does (LocalStack's validated
-			// test_send_batch_message_size).
-			r.Err = engine.Errorf(engine.ErrMessageTooLong, "One or more parameters cannot be validated. Reason: Message must be shorter than %d bytes.", a.MaximumMessageSize)
+			// SQS words a message too long in a batch otherwise.
+			r.Err = engine.ErrTooLong(a.MaximumMessageSize, true)
 		}
 		if r.Err != nil {
 			out.Failed = append(out.Failed, failedEntry(sent[i], r.Err))
@@ -151,10 +149,10 @@ func checkFIFOBatch(a engine.QueueAttributes, entries []SendMessageBatchEntry) e
 	}
 	for _, e := range entries {
 		if e.MessageGroupId == nil || *e.MessageGroupId == "" {
-			return engine.Errorf(engine.ErrInvalidParameterValue, "The request must contain the parameter MessageGroupId.")
+			return engine.ErrBatchEntryMissing("MessageGroupId")
 		}
 		if e.MessageDeduplicationId == nil && !a.ContentBasedDeduplication {
-			return engine.Errorf(engine.ErrInvalidParameterValue, "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
+			return engine.ErrDeduplicationNeeded()
 		}
 	}
 	return nil
@@ -249,7 +247,7 @@ func receiveMessage(c *call, in *ReceiveMessageInput) (*ReceiveMessageOutput, er
 	if in.MaxNumberOfMessages != nil {
 		if *in.MaxNumberOfMessages == 0 {
 			// 0 is out of range, not "the default".
-			return nil, engine.Errorf(engine.ErrInvalidParameterValue, "Value 0 for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and %d, if provided.", c.svc.engine.Limits().MaxBatchEntries)
+			return nil, engine.ErrParameterRange("MaxNumberOfMessages", 0, 1, c.svc.engine.Limits().MaxBatchEntries, true)
 		}
 		opts.MaxMessages = *in.MaxNumberOfMessages
 	}
@@ -392,9 +390,8 @@ func changeMessageVisibilityBatch(c *call, in *ChangeMessageVisibilityBatchInput
 	for i, err := range errs {
 		if engine.CodeOf(err) == engine.ErrReceiptHandleStale {
 			// The batch names a handle of a message deleted or received
-			// again otherwise than the single call does (go-cloud's AWS
-			// replay TestConformanceSQSTopic/TestDoubleAck, 2026).
-			err = engine.Errorf(engine.ErrReceiptHandleIsInvalid, "Message does not exist or is not available for visibility timeout change")
+			// again otherwise than the single call does.
+			err = engine.ErrHandleInvalid(changes[i].ReceiptHandle, engine.ReasonBatchGone)
 		}
 		if err != nil {
 			out.Failed = append(out.Failed, failedEntry(changeIDs[i], err))

@@ -40,7 +40,7 @@ func actionTable() map[string]action {
 }
 
 func missing(name string) error {
-	return engine.Errorf(engine.ErrMissingParameter, "The request must contain the parameter %s.", name)
+	return engine.ErrMissing(name)
 }
 
 func createQueue(c *call, in *CreateQueueInput) (*QueueURLOutput, error) {
@@ -53,7 +53,7 @@ func createQueue(c *call, in *CreateQueueInput) (*QueueURLOutput, error) {
 	}
 	// SQS names FIFO queues, and only them, with ".fifo".
 	if u.FifoQueue != nil && *u.FifoQueue && !strings.HasSuffix(in.QueueName, ".fifo") {
-		return nil, engine.Errorf(engine.ErrInvalidParameterValue, "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.")
+		return nil, engine.ErrFIFOQueueName(in.QueueName)
 	}
 	q, err := c.svc.engine.CreateQueueIn(c.namespace(), in.QueueName, u, in.Tags)
 	if err != nil {
@@ -89,14 +89,14 @@ func (c *call) page(queues []*engine.Queue, maxResults *int, token string) ([]st
 	limit := maxListResults
 	if maxResults != nil {
 		if *maxResults < 1 || *maxResults > maxListResults {
-			return nil, "", engine.Errorf(engine.ErrInvalidParameterValue, "Value %d for parameter MaxResults is invalid. Reason: MaxResults must be an integer between 1 and 1000.", *maxResults)
+			return nil, "", engine.ErrParameterRange("MaxResults", *maxResults, 1, 1000, true)
 		}
 		limit = *maxResults
 	}
 	if token != "" {
 		after, err := base64.RawURLEncoding.DecodeString(token)
 		if err != nil {
-			return nil, "", engine.Errorf(engine.ErrInvalidParameterValue, "Invalid NextToken value.")
+			return nil, "", engine.ErrInvalidParameter("NextToken", nil, engine.ReasonMalformed)
 		}
 		i := 0
 		for i < len(queues) && queues[i].Name() <= string(after) {
@@ -226,12 +226,12 @@ func addPermission(c *call, in *AddPermissionInput) (*struct{}, error) {
 	}
 	for _, a := range in.Actions {
 		if !sqsActionNames[a] {
-			return nil, engine.Errorf(engine.ErrInvalidParameterValue, "Value SQS:%s for parameter ActionName is invalid. Reason: Please refer to the appropriate WSDL for a list of valid actions.", a)
+			return nil, engine.ErrInvalidParameter("ActionName", "SQS:"+a, engine.ReasonUnknownAction)
 		}
 	}
 	// Labels follow the batch entry id rule: up to 80 of [A-Za-z0-9_-].
 	if in.Label != "" && !batchEntryID.MatchString(in.Label) {
-		return nil, engine.Errorf(engine.ErrInvalidParameterValue, "Value %s for parameter Label is invalid. Reason: Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length.", in.Label)
+		return nil, engine.ErrInvalidParameter("Label", in.Label, engine.ReasonCharacters)
 	}
 	return nil, q.AddPermission(in.Label, in.AWSAccountIds, in.Actions)
 }

@@ -58,10 +58,6 @@ type redriveAllowPolicyJSON struct {
 	SourceQueueArns   []string `json:"sourceQueueArns,omitempty"`
 }
 
-func invalidValue(name string) error {
-	return engine.Errorf(engine.ErrInvalidAttributeValue, "Invalid value for the parameter %s.", name)
-}
-
 // ParseAttributes reads CreateQueue's or SetQueueAttributes' attribute map:
 // SQS attribute names with their values as strings. The queueconfig package
 // uses it too, so a config file takes exactly what CreateQueue takes.
@@ -70,14 +66,14 @@ func ParseAttributes(in map[string]string) (engine.AttributeUpdate, error) {
 	intAttr := func(name, v string) (*int, error) {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return nil, invalidValue(name)
+			return nil, engine.ErrInvalidAttribute(name, v, engine.ReasonNotInteger)
 		}
 		return &n, nil
 	}
 	boolAttr := func(name, v string) (*bool, error) {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, invalidValue(name)
+			return nil, engine.ErrInvalidAttribute(name, v, engine.ReasonNotBool)
 		}
 		return &b, nil
 	}
@@ -109,7 +105,7 @@ func ParseAttributes(in map[string]string) (engine.AttributeUpdate, error) {
 			u.FifoThroughputLimit = &v
 		case attrPolicy:
 			if v != "" && !json.Valid([]byte(v)) {
-				return u, engine.Errorf(engine.ErrInvalidAttributeValue, "Invalid value for the parameter Policy.")
+				return u, engine.ErrInvalidAttribute(name, v, engine.ReasonMalformed)
 			}
 			u.Policy = &v
 		case attrKmsMasterKeyID:
@@ -127,11 +123,11 @@ func ParseAttributes(in map[string]string) (engine.AttributeUpdate, error) {
 			}
 			var p redriveAllowPolicyJSON
 			if json.Unmarshal([]byte(v), &p) != nil {
-				return u, engine.Errorf(engine.ErrInvalidAttributeValue, "Value %s for parameter RedriveAllowPolicy is invalid. Reason: not valid JSON.", v)
+				return u, engine.ErrInvalidAttribute(name, v, engine.ReasonNotJSON)
 			}
 			u.RedriveAllowPolicy = &engine.RedriveAllowPolicy{RedrivePermission: p.RedrivePermission, SourceQueueArns: p.SourceQueueArns}
 		default:
-			return u, engine.Errorf(engine.ErrInvalidAttributeName, "Unknown Attribute %s.", name)
+			return u, engine.ErrUnknownAttribute(name)
 		}
 		if err != nil {
 			return u, err
@@ -143,21 +139,21 @@ func ParseAttributes(in map[string]string) (engine.AttributeUpdate, error) {
 func parseRedrivePolicy(v string) (*engine.RedrivePolicy, error) {
 	var p redrivePolicyJSON
 	if err := json.Unmarshal([]byte(v), &p); err != nil {
-		return nil, engine.Errorf(engine.ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Redrive policy is not a valid JSON map.", v)
+		return nil, engine.ErrRedrivePolicy(v, engine.ReasonNotJSON, "")
 	}
 	if p.DeadLetterTargetArn == "" {
-		return nil, engine.Errorf(engine.ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Redrive policy does not contain mandatory attribute: deadLetterTargetArn.", v)
+		return nil, engine.ErrRedrivePolicy(v, engine.ReasonMissingField, "deadLetterTargetArn")
 	}
 	raw := string(p.MaxReceiveCount)
 	if raw == "" || raw == "null" {
-		return nil, engine.Errorf(engine.ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Redrive policy does not contain mandatory attribute: maxReceiveCount.", v)
+		return nil, engine.ErrRedrivePolicy(v, engine.ReasonMissingField, "maxReceiveCount")
 	}
 	if unq, err := strconv.Unquote(raw); err == nil {
 		raw = unq
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil {
-		return nil, engine.Errorf(engine.ErrInvalidParameterValue, "Value %s for parameter RedrivePolicy is invalid. Reason: Invalid value for maxReceiveCount: %s, valid values are from 1 to 1000 both inclusive.", v, raw)
+		return nil, engine.ErrRedrivePolicy(v, engine.ReasonMaxReceiveCount, raw)
 	}
 	return &engine.RedrivePolicy{DeadLetterTargetArn: p.DeadLetterTargetArn, MaxReceiveCount: n}, nil
 }
@@ -172,10 +168,8 @@ func renderAttributes(q *engine.Queue, names []string) (map[string]string, error
 			for _, r := range readableAttributes {
 				want[r] = true
 			}
-		case !slices.Contains(readableAttributes, n):
-			return nil, engine.Errorf(engine.ErrInvalidAttributeName, "Unknown Attribute %s.", n)
-		case !a.FifoQueue && slices.Contains(fifoOnlyAttributes, n):
-			return nil, engine.Errorf(engine.ErrInvalidAttributeName, "Unknown Attribute %s.", n)
+		case !slices.Contains(readableAttributes, n), !a.FifoQueue && slices.Contains(fifoOnlyAttributes, n):
+			return nil, engine.ErrUnknownAttribute(n)
 		default:
 			want[n] = true
 		}

@@ -2,6 +2,7 @@ package sqs
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -150,10 +151,10 @@ func toWire(err error) (wireError, string) {
 	var e *engine.Error
 	if errors.As(err, &e) {
 		if w, ok := wireErrors[e.Code]; ok {
-			return w, e.Message
+			return w, errorText(e)
 		}
 	}
-	return wireErrors[engine.ErrInternal], "We encountered an internal error. Please try again."
+	return wireErrors[engine.ErrInternal], internalText
 }
 
 // queryMessage is the text the query protocol sends: the same as the JSON
@@ -170,4 +171,10 @@ func (w wireError) faultType() string {
 		return "Sender"
 	}
 	return "Receiver"
+}
+
+// wireErrorf builds a failure of the SQS wire itself (its framing, its
+// signatures), which no engine rule makes and so no catalogue entry words.
+func wireErrorf(code engine.Code, format string, args ...any) *engine.Error {
+	return &engine.Error{Code: code, Detail: fmt.Sprintf(format, args...)}
 }

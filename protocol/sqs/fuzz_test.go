@@ -392,7 +392,7 @@ func FuzzDecodeQuery(f *testing.F) {
 				t.Fatalf("%s: error %v is not an *engine.Error", name, err)
 			}
 			if ee.Code != engine.ErrInvalidParameterValue && ee.Code != engine.ErrMissingParameter {
-				t.Fatalf("%s: error %s is not the client's fault: %s", name, ee.Code, ee.Message)
+				t.Fatalf("%s: error %s is not the client's fault: %s", name, ee.Code, errorText(ee))
 			}
 		}
 		runtime.ReadMemStats(&after)

@@ -75,23 +75,23 @@ func (id Identity) Step() dispatch.Step {
 func signatureError(err error) error {
 	var se *sigv4.Error
 	if !errors.As(err, &se) {
-		return engine.Errorf(engine.ErrInternal, "We encountered an internal error. Please try again.")
+		return wireErrorf(engine.ErrInternal, "We encountered an internal error. Please try again.")
 	}
 	switch se.Kind {
 	case sigv4.Missing:
-		return engine.Errorf(errMissingAuthToken, "The request must contain either a valid (registered) AWS access key ID or X.509 certificate.")
+		return wireErrorf(errMissingAuthToken, "The request must contain either a valid (registered) AWS access key ID or X.509 certificate.")
 	case sigv4.Malformed:
-		return engine.Errorf(errIncompleteSignature, "The request signature does not conform to AWS standards.")
+		return wireErrorf(errIncompleteSignature, "The request signature does not conform to AWS standards.")
 	case sigv4.UnknownKey:
-		return engine.Errorf(errInvalidClientTokenID, "The security token included in the request is invalid.")
+		return wireErrorf(errInvalidClientTokenID, "The security token included in the request is invalid.")
 	case sigv4.Expired:
 		const form = "20060102T150405Z"
 		if se.SignedAt.After(se.Now) {
-			return engine.Errorf(errSignatureDoesNotMatch, "Signature not yet current: %s is still later than %s (%s + 15 min.)",
+			return wireErrorf(errSignatureDoesNotMatch, "Signature not yet current: %s is still later than %s (%s + 15 min.)",
 				se.SignedAt.UTC().Format(form), se.Now.Add(sigv4.MaxSkew).UTC().Format(form), se.Now.UTC().Format(form))
 		}
-		return engine.Errorf(errSignatureDoesNotMatch, "Signature expired: %s is now earlier than %s (%s - 15 min.)",
+		return wireErrorf(errSignatureDoesNotMatch, "Signature expired: %s is now earlier than %s (%s - 15 min.)",
 			se.SignedAt.UTC().Format(form), se.Now.Add(-sigv4.MaxSkew).UTC().Format(form), se.Now.UTC().Format(form))
 	}
-	return engine.Errorf(errSignatureDoesNotMatch, "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.")
+	return wireErrorf(errSignatureDoesNotMatch, "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.")
 }

@@ -37,7 +37,7 @@ func WriteReceiveResult(w http.ResponseWriter, msgs []Message, jsonProtocol bool
 	if jsonProtocol {
 		b, err := json.Marshal(out)
 		if err != nil {
-			writeJSONError(w, engine.Errorf(engine.ErrInternal, "encoding result: %v", err))
+			writeJSONError(w, wireErrorf(engine.ErrInternal, "encoding result: %v", err))
 			return
 		}
 		writeBody(w, http.StatusOK, jsonContentType, b)
@@ -48,7 +48,7 @@ func WriteReceiveResult(w http.ResponseWriter, msgs []Message, jsonProtocol bool
 	var buf bytes.Buffer
 	buf.WriteString(`<?xml version="1.0"?>` + "\n<" + name + `Response xmlns="` + xmlNamespace + `">`)
 	if err := xml.NewEncoder(&buf).EncodeElement(out, xml.StartElement{Name: xml.Name{Local: name + "Result"}}); err != nil {
-		writeXMLError(w, id, engine.Errorf(engine.ErrInternal, "encoding result: %v", err))
+		writeXMLError(w, id, wireErrorf(engine.ErrInternal, "encoding result: %v", err))
 		return
 	}
 	buf.WriteString("<ResponseMetadata><RequestId>" + id + "</RequestId></ResponseMetadata></" + name + "Response>")
@@ -69,5 +69,5 @@ func WriteError(w http.ResponseWriter, err error, jsonProtocol bool) {
 // ErrOnlyReceive is the failure of a request to a ReceiveMessage-only
 // endpoint that names another action.
 func ErrOnlyReceive() error {
-	return engine.Errorf(errInvalidAction, "This endpoint only accepts ReceiveMessage calls")
+	return wireErrorf(errInvalidAction, "This endpoint only accepts ReceiveMessage calls")
 }

@@ -2,6 +2,7 @@ package sqs
 
 import (
 	"encoding"
+	"fmt"
 	"net/url"
 	"reflect"
 	"sort"
@@ -61,7 +62,7 @@ func decodeScalar(name, s string, v reflect.Value) error {
 	}
 	if v.Addr().Type().Implements(textUnmarshaler) {
 		if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-			return engine.Errorf(engine.ErrInvalidParameterValue, "Value %s for parameter %s is invalid. Reason: not valid base64.", s, name)
+			return engine.ErrInvalidParameter(name, s, engine.ReasonNotBase64)
 		}
 		return nil
 	}
@@ -71,17 +72,17 @@ func decodeScalar(name, s string, v reflect.Value) error {
 	case reflect.Int:
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
 		if err != nil {
-			return engine.Errorf(engine.ErrInvalidParameterValue, "Value %s for parameter %s is invalid. Reason: must be an integer.", s, name)
+			return engine.ErrInvalidParameter(name, s, engine.ReasonNotInteger)
 		}
 		v.SetInt(n)
 	case reflect.Bool:
 		b, err := strconv.ParseBool(s)
 		if err != nil {
-			return engine.Errorf(engine.ErrInvalidParameterValue, "Value %s for parameter %s is invalid. Reason: must be true or false.", s, name)
+			return engine.ErrInvalidParameter(name, s, engine.ReasonNotBool)
 		}
 		v.SetBool(b)
 	default:
-		return engine.Errorf(engine.ErrInternal, "cannot decode %s into %s", name, v.Type())
+		return engine.ErrInternalFailure(fmt.Sprintf("cannot decode %s into %s", name, v.Type()))
 	}
 	return nil
 }
@@ -149,7 +150,7 @@ func decodeMap(params url.Values, name, keyName, valueName string, v reflect.Val
 		base := name + "." + strconv.Itoa(n) + "."
 		key := params.Get(base + keyName)
 		if key == "" {
-			return engine.Errorf(engine.ErrMissingParameter, "The request must contain the parameter %s%s.", base, keyName)
+			return engine.ErrMissing(base + keyName)
 		}
 		val := reflect.New(elem).Elem()
 		if elem.Kind() == reflect.Struct {

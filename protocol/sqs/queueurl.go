@@ -37,12 +37,12 @@ func (c *call) queue(queueURL string) (*engine.Queue, error) {
 		}
 	}
 	if queueURL == "" && strings.Trim(path, "/") == "" {
-		return nil, engine.Errorf(engine.ErrMissingParameter, "The request must contain the parameter QueueUrl.")
+		return nil, engine.ErrMissing("QueueUrl")
 	}
 	account, name, ok := splitQueuePath(path)
 	if !ok {
 		if queueURL == "" || strings.Contains(queueURL, "/") {
-			return nil, engine.Errorf(engine.ErrQueueDoesNotExist, "The specified queue does not exist.")
+			return nil, engine.ErrQueueMissing("")
 		}
 		account, name = "", queueURL // a bare name
 	}

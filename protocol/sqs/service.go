@@ -89,18 +89,18 @@ func checkBatch[E any](entryType string, max int, entries []E, id func(E) string
 		ids[i] = id(e)
 	}
 	if len(ids) == 0 {
-		return engine.Errorf(engine.ErrEmptyBatchRequest, "There should be at least one %s in the request.", entryType)
+		return engine.ErrBatchEmpty(entryType)
 	}
 	if len(ids) > max {
-		return engine.Errorf(engine.ErrTooManyEntriesInBatch, "Maximum number of entries per request are %d. You have sent %d.", max, len(ids))
+		return engine.ErrBatchTooMany(len(ids), max)
 	}
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		if !batchEntryID.MatchString(id) {
-			return engine.Errorf(engine.ErrInvalidBatchEntryID, "A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.")
+			return engine.ErrBatchEntryID(id)
 		}
 		if seen[id] {
-			return engine.Errorf(engine.ErrBatchEntryIdsNotDistinct, "Id %s repeated.", id)
+			return engine.ErrBatchEntryRepeated(id)
 		}
 		seen[id] = true
 	}
