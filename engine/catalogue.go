@@ -49,6 +49,8 @@ const (
 	KindInvalidTags          Kind = "invalid-tags"
 	KindClockFixed           Kind = "clock-fixed"
 	KindInvalidState         Kind = "invalid-state"
+	KindInvalidAddress       Kind = "invalid-address"
+	KindUnreadableRequest    Kind = "unreadable-request"
 	KindInternal             Kind = "internal"
 )
 
@@ -263,6 +265,12 @@ func ErrParameterRange(param string, value, min, max int, optional bool) *Error 
 	return &Error{Code: ErrInvalidParameterValue, Kind: KindInvalidParameter, Param: param, Value: value, Reason: r, Min: min, Max: max}
 }
 
+// ErrVisibilityBeyondLimit is a visibility timeout that would keep a
+// message in flight longer than MaxInFlightDuration from its receive.
+func ErrVisibilityBeyondLimit(value int) *Error {
+	return &Error{Code: ErrInvalidParameterValue, Kind: KindInvalidParameter, Param: "VisibilityTimeout", Value: value, Reason: ReasonTotalVisibility, Max: int(MaxInFlightDuration / time.Second)}
+}
+
 // ErrRedrivePolicy is a RedrivePolicy refused for reason; value is the
 // policy (or the part of it) at fault, field the policy's field it names.
 func ErrRedrivePolicy(value any, reason Reason, field string) *Error {
@@ -434,6 +442,16 @@ func ErrClockFixed() *Error {
 // control API reads documents).
 func ErrInvalidState(where, problem string) *Error {
 	return &Error{Code: ErrInvalidParameterValue, Kind: KindInvalidState, Name: where, Detail: problem}
+}
+
+// ErrNotThisEndpoint is a queue URL not of this endpoint.
+func ErrNotThisEndpoint(address string) *Error {
+	return &Error{Code: ErrInvalidAddress, Kind: KindInvalidAddress, Param: "QueueUrl", Value: address}
+}
+
+// ErrUnreadableRequest is a request whose parameters could not be read.
+func ErrUnreadableRequest(cause error) *Error {
+	return &Error{Code: ErrInvalidParameterValue, Kind: KindUnreadableRequest, Detail: cause.Error()}
 }
 
 // ErrInternalFailure is a failure of minisqs itself: the store's, or of

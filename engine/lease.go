@@ -2,7 +2,6 @@ package engine
 
 import (
 	"slices"
-	"time"
 
 	"github.com/tidwall/buntdb"
 )
@@ -128,7 +127,7 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 		}
 		end := now + int64(c.Timeout)*1e9
 		if end > m.receivedAt+int64(MaxInFlightDuration) {
-			errs[i] = &Error{Code: ErrInvalidParameterValue, Kind: KindInvalidParameter, Param: "VisibilityTimeout", Value: c.Timeout, Reason: ReasonTotalVisibility, Max: int(MaxInFlightDuration / time.Second)}
+			errs[i] = ErrVisibilityBeyondLimit(c.Timeout)
 			continue
 		}
 		state := uint8(stateInFlight)

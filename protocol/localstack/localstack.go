@@ -75,7 +75,7 @@ func (h *handler) listMessages(w http.ResponseWriter, r *http.Request) {
 	ans := answerFor(r)
 	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
 	if err := r.ParseForm(); err != nil {
-		ans.fail(w, engine.Errorf(engine.ErrInvalidParameterValue, "Could not read the request: %v", err))
+		ans.fail(w, engine.ErrUnreadableRequest(err))
 		return
 	}
 	queueURL := r.Form.Get("QueueUrl")
@@ -92,7 +92,7 @@ func (h *handler) listMessages(w http.ResponseWriter, r *http.Request) {
 			err = json.Unmarshal(body, &in)
 		}
 		if err != nil {
-			ans.fail(w, engine.Errorf(engine.ErrInvalidParameterValue, "Could not read the request: %v", err))
+			ans.fail(w, engine.ErrUnreadableRequest(err))
 			return
 		}
 		queueURL = in.QueueUrl
@@ -103,12 +103,12 @@ func (h *handler) listMessages(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if queueURL == "" {
-		ans.fail(w, engine.Errorf(engine.ErrQueueDoesNotExist, "The specified queue does not exist."))
+		ans.fail(w, engine.ErrQueueMissing(""))
 		return
 	}
 	region, account, name, ok := parseQueueURL(queueURL)
 	if !ok {
-		ans.fail(w, engine.Errorf(engine.ErrInvalidAddress, "The address %s is not valid for this endpoint.", queueURL))
+		ans.fail(w, engine.ErrNotThisEndpoint(queueURL))
 		return
 	}
 	h.serveMessages(w, r, ans, region, account, name)
@@ -117,7 +117,7 @@ func (h *handler) listMessages(w http.ResponseWriter, r *http.Request) {
 // listQueueMessages answers /_aws/sqs/messages/REGION/ACCOUNT/QUEUE.
 func (h *handler) listQueueMessages(w http.ResponseWriter, r *http.Request, region, account, name string) {
 	if err := r.ParseForm(); err != nil {
-		answerFor(r).fail(w, engine.Errorf(engine.ErrInvalidParameterValue, "Could not read the request: %v", err))
+		answerFor(r).fail(w, engine.ErrUnreadableRequest(err))
 		return
 	}
 	h.serveMessages(w, r, answerFor(r), region, account, name)

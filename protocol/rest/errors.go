@@ -89,6 +89,7 @@ var engineCodes = map[engine.Code]string{
 	engine.ErrInvalidBatchEntryID:      codeInvalidRequest,
 	engine.ErrResourceNotFound:         codeNotFound,
 	engine.ErrOverLimit:                codeTooManyRequests,
+	engine.ErrMoveTaskRunning:          codeMoveTaskRunning,
 	engine.ErrInternal:                 codeInternal,
 }
 

@@ -136,6 +136,10 @@ func errorText(e *engine.Error) string {
 		return "tags: keys and values may hold only characters a message body may."
 	case engine.KindClockFixed:
 		return "This server's clock cannot be moved."
+	case engine.KindInvalidAddress:
+		return fmt.Sprintf("%v is not a queue URL of this server.", e.Value)
+	case engine.KindUnreadableRequest:
+		return "Could not read the request: " + e.Detail
 	case engine.KindInvalidState:
 		if e.Cause != nil {
 			return e.Name + ": " + errorText(e.Cause)

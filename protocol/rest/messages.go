@@ -67,9 +67,10 @@ func messageSize(m *sendMessageInput) int {
 	return n
 }
 
-// check applies the API's own rules to one message under the limits l, so
-// its errors name the API's fields; the engine checks the rest (characters,
-// attribute names, deduplication).
+// check applies the API's own rules to one message under the limits l (it
+// refuses any delaySeconds on a FIFO queue, where SQS takes 0); the engine
+// checks the rest (group and deduplication ids, delays, characters,
+// attribute names), and errorText words its errors in the API's fields.
 func (m *sendMessageInput) check(fifo bool, l engine.Limits) error {
 	maxBytes := min(maxMessageBytes, l.MaxMaximumMessageSize)
 	switch {
@@ -81,14 +82,8 @@ func (m *sendMessageInput) check(fifo bool, l engine.Limits) error {
 		return apiErrorf(codeInvalidRequest, "A message has at most %d attributes.", maxAttributes)
 	case messageSize(m) > maxBytes:
 		return apiErrorf(codeMessageTooLarge, "body and attributes are over %d bytes together.", maxBytes)
-	case fifo && m.GroupID == "":
-		return apiErrorf(codeInvalidRequest, "groupId is required on a FIFO queue.")
 	case fifo && m.DelaySeconds != nil:
-		return apiErrorf(codeInvalidRequest, "delaySeconds is refused on a FIFO queue: the queue's delaySeconds applies.")
-	case !fifo && m.DedupID != "":
-		return apiErrorf(codeInvalidRequest, "dedupId applies to FIFO queues only.")
-	case m.DelaySeconds != nil && (*m.DelaySeconds < 0 || *m.DelaySeconds > l.MaxDelaySeconds):
-		return apiErrorf(codeInvalidRequest, "delaySeconds must be from 0 to %d.", l.MaxDelaySeconds)
+		return engine.ErrInvalidParameter("DelaySeconds", *m.DelaySeconds, engine.ReasonWrongQueueType)
 	}
 	return nil
 }
@@ -128,13 +123,12 @@ func (a *API) sendMessages(c *call) (int, any, error) {
 	if n, max := len(in.Messages), a.e.Limits().MaxBatchEntries; n < 1 || n > max {
 		return 0, nil, apiErrorf(codeInvalidRequest, "messages must hold 1 to %d messages.", max)
 	}
-	fifo := q.IsFIFO()
 	out := sendOutput{Results: make([]sendResultJSON, len(in.Messages))}
 	var batch []engine.NewMessage
 	var at []int
 	for i := range in.Messages {
 		m := &in.Messages[i]
-		if err := m.check(fifo, a.e.Limits()); err != nil {
+		if err := m.check(q.IsFIFO(), a.e.Limits()); err != nil {
 			out.Results[i].Error = toAPIError(err)
 			continue
 		}
@@ -204,13 +198,6 @@ func attributesJSON(attrs []engine.MessageAttribute) map[string]string {
 	return out
 }
 
-func intRange(field string, v *int, lo, hi int) error {
-	if v != nil && (*v < lo || *v > hi) {
-		return apiErrorf(codeInvalidRequest, "%s must be from %d to %d.", field, lo, hi)
-	}
-	return nil
-}
-
 // receiveMessages leases up to maxMessages (default 1) messages. With a wait
 // (its own, or the queue's receiveWaitSeconds) it is a long poll that ends
 // at the first message or with an empty list; a queue deleted meanwhile
@@ -224,21 +211,12 @@ func (a *API) receiveMessages(c *call) (int, any, error) {
 	if err := c.decode(&in, true); err != nil {
 		return 0, nil, err
 	}
-	for _, r := range []struct {
-		field  string
-		v      *int
-		lo, hi int
-	}{
-		{"maxMessages", in.MaxMessages, 1, a.e.Limits().MaxBatchEntries},
-		{"waitSeconds", in.WaitSeconds, 0, a.e.Limits().MaxReceiveWaitSeconds},
-		{"visibilityTimeoutSeconds", in.VisibilityTimeoutSeconds, 0, engine.MaxVisibilityTimeout},
-	} {
-		if err := intRange(r.field, r.v, r.lo, r.hi); err != nil {
-			return 0, nil, err
-		}
-	}
 	opts := engine.ReceiveOptions{MaxMessages: 1, WaitSeconds: in.WaitSeconds, VisibilityTimeout: in.VisibilityTimeoutSeconds}
 	if in.MaxMessages != nil {
+		if *in.MaxMessages == 0 {
+			// The engine takes 0 as "the default"; the API refuses it.
+			return 0, nil, engine.ErrParameterRange("MaxNumberOfMessages", 0, 1, a.e.Limits().MaxBatchEntries, true)
+		}
 		opts.MaxMessages = *in.MaxMessages
 	}
 	got, err := q.Receive(c.r.Context(), opts)
@@ -331,16 +309,9 @@ type acknowledgeOutput struct {
 
 // handleError maps a failure of a receipt-handle operation: a handle whose
 // queue went away meanwhile is stale like any other.
-// The engine's wording names SQS parameters, so stale handles get the
-// API's own.
 func handleError(err error) *apiError {
-	switch engine.CodeOf(err) {
-	case engine.ErrQueueDoesNotExist:
-		return apiErrorf(codeHandleStale, "The receipt handle's queue no longer exists.")
-	case engine.ErrReceiptHandleStale:
-		return apiErrorf(codeHandleStale, "The receipt handle's delivery is over: the message was acknowledged, received again, moved, purged or expired. Nothing was changed.")
-	case engine.ErrReceiptHandleIsInvalid:
-		return apiErrorf(codeInvalidRequest, "That is not a receipt handle.")
+	if engine.CodeOf(err) == engine.ErrQueueDoesNotExist {
+		err = engine.ErrHandleStale("", engine.ReasonQueueGone)
 	}
 	return toAPIError(err)
 }
@@ -410,9 +381,6 @@ func (a *API) changeVisibility(c *call) (int, any, error) {
 	}
 	if in.VisibilityTimeoutSeconds == nil {
 		return 0, nil, apiErrorf(codeInvalidRequest, "visibilityTimeoutSeconds is required.")
-	}
-	if err := intRange("visibilityTimeoutSeconds", in.VisibilityTimeoutSeconds, 0, engine.MaxVisibilityTimeout); err != nil {
-		return 0, nil, err
 	}
 	q, err := a.e.QueueOfReceiptHandle(in.ReceiptHandle)
 	if err != nil {

@@ -85,9 +85,6 @@ func (a *API) startMoveTask(c *call) (int, any, error) {
 	if len(a.e.DeadLetterSourceQueues(q)) == 0 {
 		return 0, nil, apiErrorf(codeInvalidRequest, "Queue %s is no queue's dead-letter queue: no redrive names it.", q.Name())
 	}
-	if err := intRange("maxPerSecond", in.MaxPerSecond, 1, engine.MaxMovePerSecond); err != nil {
-		return 0, nil, err
-	}
 	dst := ""
 	if in.Destination != "" {
 		d, err := a.e.LookupQueueIn(c.ns, in.Destination)

@@ -143,38 +143,21 @@ type settingsJSON struct {
 	ContentBasedDedup        *bool `json:"contentBasedDedup"`
 }
 
-// update turns settings into the engine's update, checking them against
-// the ranges of l (docs/rest-api.md, "Queue settings").
-func (s *settingsJSON) update(fifo bool, l engine.Limits) (engine.AttributeUpdate, error) {
-	for _, r := range []struct {
-		field  string
-		v      *int
-		lo, hi int
-	}{
-		{"visibilityTimeoutSeconds", s.VisibilityTimeoutSeconds, l.MinVisibilityTimeout, l.MaxVisibilityTimeout},
-		{"retentionSeconds", s.RetentionSeconds, l.MinRetentionSeconds, l.MaxRetentionSeconds},
-		{"delaySeconds", s.DelaySeconds, 0, l.MaxDelaySeconds},
-		{"receiveWaitSeconds", s.ReceiveWaitSeconds, 0, l.MaxReceiveWaitSeconds},
-	} {
-		if err := intRange(r.field, r.v, r.lo, r.hi); err != nil {
-			return engine.AttributeUpdate{}, err
-		}
-	}
+// update turns settings into the engine's update; the engine checks them
+// against its Limits (docs/rest-api.md, "Queue settings").
+func (s *settingsJSON) update(fifo bool) engine.AttributeUpdate {
 	u := engine.AttributeUpdate{
 		VisibilityTimeout:             s.VisibilityTimeoutSeconds,
 		MessageRetentionPeriod:        s.RetentionSeconds,
 		DelaySeconds:                  s.DelaySeconds,
 		ReceiveMessageWaitTimeSeconds: s.ReceiveWaitSeconds,
 	}
-	if v := s.ContentBasedDedup; v != nil {
-		switch {
-		case fifo:
-			u.ContentBasedDeduplication = v
-		case *v:
-			return engine.AttributeUpdate{}, apiErrorf(codeInvalidRequest, "contentBasedDedup applies to FIFO queues only.")
-		}
+	// false on a standard queue is what it has already; true the engine
+	// refuses as a FIFO queue's setting.
+	if v := s.ContentBasedDedup; v != nil && (fifo || *v) {
+		u.ContentBasedDeduplication = v
 	}
-	return u, nil
+	return u
 }
 
 // redriveInput is a redrive policy as requests give it: the DLQ by id, slug
@@ -187,9 +170,6 @@ type redriveInput struct {
 func (a *API) redrivePolicy(ns engine.Namespace, in *redriveInput) (*engine.RedrivePolicy, error) {
 	if in.DeadLetterQueue == "" {
 		return nil, apiErrorf(codeInvalidRequest, "redrive.deadLetterQueue is required.")
-	}
-	if in.MaxReceiveCount < engine.MinMaxReceiveCount || in.MaxReceiveCount > engine.MaxMaxReceiveCount {
-		return nil, apiErrorf(codeInvalidRequest, "redrive.maxReceiveCount must be from %d to %d.", engine.MinMaxReceiveCount, engine.MaxMaxReceiveCount)
 	}
 	dlq, err := a.e.LookupQueueIn(ns, in.DeadLetterQueue)
 	if err != nil {
@@ -223,10 +203,8 @@ func (a *API) createQueue(c *call) (int, any, error) {
 		return 0, nil, apiErrorf(codeInvalidRequest, "type must be standard or fifo.")
 	}
 	fifo := in.Type == typeFIFO
-	u, err := in.update(fifo, a.e.Limits())
-	if err != nil {
-		return 0, nil, err
-	}
+	u := in.update(fifo)
+	var err error
 	if fifo {
 		u.FifoQueue = &fifo
 	}
@@ -358,9 +336,7 @@ func (a *API) updateQueue(c *call) (int, any, error) {
 			}
 		}
 	}
-	if u, err = s.update(q.IsFIFO(), a.e.Limits()); err != nil {
-		return 0, nil, err
-	}
+	u = s.update(q.IsFIFO())
 	u.ClearRedrivePolicy = clearRedrive
 	if redrive != nil {
 		if u.RedrivePolicy, err = a.redrivePolicy(c.ns, redrive); err != nil {

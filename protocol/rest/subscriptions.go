@@ -76,12 +76,6 @@ func (a *API) putSubscription(c *call) (int, any, error) {
 	if in.MaxWaitSeconds != nil {
 		wait = *in.MaxWaitSeconds
 	}
-	if err := intRange("batchSize", &batch, engine.MinSubscriptionBatch, engine.MaxSubscriptionBatch); err != nil {
-		return 0, nil, err
-	}
-	if err := intRange("maxWaitSeconds", &wait, 0, engine.MaxSubscriptionWait); err != nil {
-		return 0, nil, err
-	}
 	_, had := q.Subscription()
 	s, err := q.PutSubscription(in.Endpoint, batch, wait)
 	if err != nil {

@@ -123,6 +123,10 @@ func errorText(e *engine.Error) string {
 		return "Tag keys and values may contain only characters allowed in a message body."
 	case engine.KindClockFixed:
 		return "This engine's clock cannot be moved."
+	case engine.KindInvalidAddress:
+		return fmt.Sprintf("The address %v is not valid for this endpoint.", e.Value)
+	case engine.KindUnreadableRequest:
+		return "Could not read the request: " + e.Detail
 	case engine.KindInvalidState:
 		// Only the control API reads state documents; its words serve.
 		if e.Cause != nil {
