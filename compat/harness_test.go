@@ -8,7 +8,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -79,18 +78,12 @@ func waitForWaiters(t testing.TB, c *engine.ManualClock, n int) {
 	}
 }
 
-// refAttribute is a message attribute in no SDK's types.
-type refAttribute struct {
-	dataType, stringValue string
-	binaryValue           []byte
-}
-
 // refMD5OfAttributes computes MD5OfMessageAttributes independently of
 // minisqs, as the SQS docs describe it: attributes sorted by name; for each,
 // length-prefixed name, length-prefixed data type, a transport byte (1 for
 // String and Number, 2 for Binary) and the length-prefixed value; lengths
 // 4-byte big-endian. No attributes digest to "".
-func refMD5OfAttributes(attrs map[string]refAttribute) string {
+func refMD5OfAttributes(attrs map[string]msgAttr) string {
 	if len(attrs) == 0 {
 		return ""
 	}
@@ -102,13 +95,13 @@ func refMD5OfAttributes(attrs map[string]refAttribute) string {
 	for _, n := range slices.Sorted(maps.Keys(attrs)) {
 		a := attrs[n]
 		put([]byte(n))
-		put([]byte(a.dataType))
-		if strings.HasPrefix(a.dataType, "Binary") {
+		put([]byte(a.DataType))
+		if isBinary(a.DataType) {
 			buf.WriteByte(2)
-			put(a.binaryValue)
+			put(a.BinaryValue)
 		} else {
 			buf.WriteByte(1)
-			put([]byte(a.stringValue))
+			put([]byte(a.StringValue))
 		}
 	}
 	return refMD5(buf.String())

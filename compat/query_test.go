@@ -144,9 +144,9 @@ func qReceiveOne(t *testing.T, c *sqsv1.SQS, queueURL string) *sqsv1.Message {
 // qMD5OfAttributes is refMD5OfAttributes over aws-sdk-go v1's attributes;
 // v1.46.7 checks only MD5OfBody itself, so tests check this digest.
 func qMD5OfAttributes(attrs map[string]*sqsv1.MessageAttributeValue) string {
-	ref := make(map[string]refAttribute, len(attrs))
+	ref := make(map[string]msgAttr, len(attrs))
 	for n, a := range attrs {
-		ref[n] = refAttribute{awsv1.StringValue(a.DataType), awsv1.StringValue(a.StringValue), a.BinaryValue}
+		ref[n] = msgAttr{awsv1.StringValue(a.DataType), awsv1.StringValue(a.StringValue), a.BinaryValue}
 	}
 	return refMD5OfAttributes(ref)
 }
