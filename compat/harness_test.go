@@ -67,16 +67,7 @@ func queryClient(t testing.TB, endpoint string, cfgs ...*awsv1.Config) *sqsv1.SQ
 
 // waitForWaiters blocks until n timers wait on the clock (a long poll has
 // started waiting), so a test can advance time past it.
-func waitForWaiters(t testing.TB, c *engine.ManualClock, n int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for c.Waiters() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %d clock waiters (have %d)", n, c.Waiters())
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+var waitForWaiters = minisqstest.AwaitWaiters
 
 // refMD5OfAttributes computes MD5OfMessageAttributes independently of
 // minisqs, as the SQS docs describe it: attributes sorted by name; for each,
