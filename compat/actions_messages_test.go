@@ -48,6 +48,25 @@ func (e *env) receiveN(url string, n int) []message {
 	return got
 }
 
+// sameHandle is a batch of one handle under each id, for the checks of a
+// batch as a whole.
+func sameHandle(h string, visibility int, ids ...string) []handleEntry {
+	es := []handleEntry{}
+	for _, id := range ids {
+		es = append(es, handleEntry{ID: id, Handle: h, Visibility: visibility})
+	}
+	return es
+}
+
+// elevenIDs are one entry id more than a batch may have.
+func elevenIDs() []string {
+	var ids []string
+	for i := range 11 {
+		ids = append(ids, fmt.Sprint("e", i))
+	}
+	return ids
+}
+
 // wantBatch wants the batch's successful ids to be ok and its failed ones
 // the codes of failed, each a sender fault with a message.
 func wantBatch(t *testing.T, gotOK []string, gotFailed []batchFailure, ok []string, failed map[string]string) {
@@ -159,19 +178,11 @@ func TestDeleteMessageBatch(t *testing.T) {
 			e.send(url, "m")
 			h := e.receiveOne(url).Handle
 			del := func(ids ...string) error {
-				es := []handleEntry{}
-				for _, id := range ids {
-					es = append(es, handleEntry{ID: id, Handle: h})
-				}
-				_, _, err := e.c.DeleteMessageBatch(url, es)
+				_, _, err := e.c.DeleteMessageBatch(url, sameHandle(h, 0, ids...))
 				return err
 			}
 			wantErr(e.t, del(), "AWS.SimpleQueueService.EmptyBatchRequest", 400)
-			var eleven []string
-			for i := range 11 {
-				eleven = append(eleven, fmt.Sprint("e", i))
-			}
-			wantErr(e.t, del(eleven...), "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400)
+			wantErr(e.t, del(elevenIDs()...), "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400)
 			wantErr(e.t, del("x", "x"), "AWS.SimpleQueueService.BatchEntryIdsNotDistinct", 400)
 			for _, id := range []string{"a b", "a.b"} {
 				wantErr(e.t, del(id), "AWS.SimpleQueueService.InvalidBatchEntryId", 400)
@@ -315,21 +326,13 @@ func TestChangeMessageVisibilityBatch(t *testing.T) {
 			e.send(url, "m")
 			h := e.receiveOne(url).Handle
 			change := func(ids ...string) error {
-				es := []handleEntry{}
-				for _, id := range ids {
-					es = append(es, handleEntry{ID: id, Handle: h, Visibility: 1})
-				}
-				_, _, err := e.c.ChangeMessageVisibilityBatch(url, es)
+				_, _, err := e.c.ChangeMessageVisibilityBatch(url, sameHandle(h, 1, ids...))
 				return err
 			}
 			wantErr(e.t, change(), "AWS.SimpleQueueService.EmptyBatchRequest", 400)
 			wantErr(e.t, change("d", "d"), "AWS.SimpleQueueService.BatchEntryIdsNotDistinct", 400)
 			wantErr(e.t, change("sp ace"), "AWS.SimpleQueueService.InvalidBatchEntryId", 400)
-			var eleven []string
-			for i := range 11 {
-				eleven = append(eleven, fmt.Sprint("e", i))
-			}
-			wantErr(e.t, change(eleven...), "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400)
+			wantErr(e.t, change(elevenIDs()...), "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400)
 			// None of the refused batches changed the lease.
 			e.advance(29 * time.Second)
 			e.wantCounts(url, 0, 1, 0)
