@@ -126,8 +126,8 @@ func TestFidelityMessageAttributeNameRules(t *testing.T) {
 			{"Attribute_name", "Invalid"},
 			{"Attribute_name", string(longType)},
 		} {
-			if got := fdErr(t, send(p, bad.name, bad.dataType)); got.code != "InvalidParameterValue" || got.status != 400 {
-				t.Errorf("%s: name %.20q type %.20q: %d %s, want 400 InvalidParameterValue", p, bad.name, bad.dataType, got.status, got.code)
+			if got := mustAPIError(t, send(p, bad.name, bad.dataType)); got.Code != "InvalidParameterValue" || got.Status != 400 {
+				t.Errorf("%s: name %.20q type %.20q: %d %s, want 400 InvalidParameterValue", p, bad.name, bad.dataType, got.Status, got.Code)
 			}
 		}
 	}

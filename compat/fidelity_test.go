@@ -12,16 +12,12 @@ package compat
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	awsv2 "github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	sqsv2 "github.com/aws/aws-sdk-go-v2/service/sqs"
 	awsv1 "github.com/aws/aws-sdk-go/aws"
-	"github.com/aws/aws-sdk-go/aws/awserr"
 	sqsv1 "github.com/aws/aws-sdk-go/service/sqs"
-	"github.com/aws/smithy-go"
 
 	"github.com/minisqs/minisqs/server"
 )
@@ -52,43 +48,12 @@ func (e *fdEnv) create(name string, attrs map[string]string) string {
 	return awsv2.ToString(out.QueueUrl)
 }
 
-// fdAPIError is an SDK error as the wire gave it.
-type fdAPIError struct {
-	code, message string
-	status        int
-	sender        bool
-}
-
-// fdErr reads the code, message, status and fault of an error from either
-// SDK; it fails the test when err is nil or not an API error.
-func fdErr(t *testing.T, err error) fdAPIError {
-	t.Helper()
-	if err == nil {
-		t.Fatal("want an error, got success")
-	}
-	var api smithy.APIError
-	if errors.As(err, &api) {
-		var re *awshttp.ResponseError
-		status := 0
-		if errors.As(err, &re) {
-			status = re.HTTPStatusCode()
-		}
-		return fdAPIError{api.ErrorCode(), api.ErrorMessage(), status, api.ErrorFault() == smithy.FaultClient}
-	}
-	var rf awserr.RequestFailure
-	if errors.As(err, &rf) {
-		return fdAPIError{rf.Code(), rf.Message(), rf.StatusCode(), rf.StatusCode() < 500}
-	}
-	t.Fatalf("not an API error: %T %v", err, err)
-	return fdAPIError{}
-}
-
 // fdWant wants err to be code with message, at status, the sender's fault.
 func fdWant(t *testing.T, what string, err error, status int, code, message string) {
 	t.Helper()
-	got := fdErr(t, err)
-	if got.code != code || got.message != message || got.status != status || !got.sender {
-		t.Errorf("%s: got %d %s %q (sender %v),\n want %d %s %q", what, got.status, got.code, got.message, got.sender, status, code, message)
+	got := mustAPIError(t, err)
+	if got.Code != code || got.Message != message || got.Status != status || !got.Sender {
+		t.Errorf("%s: got %d %s %q (sender %v),\n want %d %s %q", what, got.Status, got.Code, got.Message, got.Sender, status, code, message)
 	}
 }
 

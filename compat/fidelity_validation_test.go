@@ -122,10 +122,10 @@ func TestFidelityQueueTypeAttributes(t *testing.T) {
 		if err := set(p, fifo, map[string]string{"FifoQueue": "true"}); err != nil {
 			t.Errorf("%s: FifoQueue=true on a FIFO queue: %v", p, err)
 		}
-		if got := fdErr(t, create(p, "named-"+p+".fifo", nil)); got.code != "InvalidParameterValue" || got.status != 400 {
+		if got := mustAPIError(t, create(p, "named-"+p+".fifo", nil)); got.Code != "InvalidParameterValue" || got.Status != 400 {
 			t.Errorf("%s: standard queue named .fifo: %+v", p, got)
 		}
-		if got := fdErr(t, create(p, "unsuffixed-"+p, map[string]string{"FifoQueue": "true"})); got.code != "InvalidParameterValue" || got.status != 400 {
+		if got := mustAPIError(t, create(p, "unsuffixed-"+p, map[string]string{"FifoQueue": "true"})); got.Code != "InvalidParameterValue" || got.Status != 400 {
 			t.Errorf("%s: FIFO queue without .fifo: %+v", p, got)
 		}
 	}
@@ -236,7 +236,7 @@ func TestFidelityTags(t *testing.T) {
 			t.Errorf("%s: tags %v", p, got)
 		}
 		for i, err := range errs {
-			if got := fdErr(t, err); got.code != "AWS.SimpleQueueService.NonExistentQueue" || got.status != 400 {
+			if got := mustAPIError(t, err); got.Code != "AWS.SimpleQueueService.NonExistentQueue" || got.Status != 400 {
 				t.Errorf("%s: call %d on an unknown queue: %+v", p, i, got)
 			}
 		}

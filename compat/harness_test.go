@@ -8,7 +8,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -68,29 +67,14 @@ func queryClient(t testing.TB, endpoint string, cfgs ...*awsv1.Config) *sqsv1.SQ
 
 // waitForWaiters blocks until n timers wait on the clock (a long poll has
 // started waiting), so a test can advance time past it.
-func waitForWaiters(t testing.TB, c *engine.ManualClock, n int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for c.Waiters() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %d clock waiters (have %d)", n, c.Waiters())
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
-// refAttribute is a message attribute in no SDK's types.
-type refAttribute struct {
-	dataType, stringValue string
-	binaryValue           []byte
-}
+var waitForWaiters = minisqstest.AwaitWaiters
 
 // refMD5OfAttributes computes MD5OfMessageAttributes independently of
 // minisqs, as the SQS docs describe it: attributes sorted by name; for each,
 // length-prefixed name, length-prefixed data type, a transport byte (1 for
 // String and Number, 2 for Binary) and the length-prefixed value; lengths
 // 4-byte big-endian. No attributes digest to "".
-func refMD5OfAttributes(attrs map[string]refAttribute) string {
+func refMD5OfAttributes(attrs map[string]msgAttr) string {
 	if len(attrs) == 0 {
 		return ""
 	}
@@ -102,13 +86,13 @@ func refMD5OfAttributes(attrs map[string]refAttribute) string {
 	for _, n := range slices.Sorted(maps.Keys(attrs)) {
 		a := attrs[n]
 		put([]byte(n))
-		put([]byte(a.dataType))
-		if strings.HasPrefix(a.dataType, "Binary") {
+		put([]byte(a.DataType))
+		if isBinary(a.DataType) {
 			buf.WriteByte(2)
-			put(a.binaryValue)
+			put(a.BinaryValue)
 		} else {
 			buf.WriteByte(1)
-			put([]byte(a.stringValue))
+			put([]byte(a.StringValue))
 		}
 	}
 	return refMD5(buf.String())

@@ -213,9 +213,9 @@ func jsStatus(t *testing.T, err error) int {
 
 // jsMD5OfAttributes is refMD5OfAttributes over aws-sdk-go-v2's attributes.
 func jsMD5OfAttributes(attrs map[string]types.MessageAttributeValue) string {
-	ref := make(map[string]refAttribute, len(attrs))
+	ref := make(map[string]msgAttr, len(attrs))
 	for n, v := range attrs {
-		ref[n] = refAttribute{awsv2.ToString(v.DataType), awsv2.ToString(v.StringValue), v.BinaryValue}
+		ref[n] = msgAttr{awsv2.ToString(v.DataType), awsv2.ToString(v.StringValue), v.BinaryValue}
 	}
 	return refMD5OfAttributes(ref)
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -43,10 +44,11 @@ func (SystemClock) After(d time.Duration) (<-chan time.Time, func()) {
 
 // ManualClock is a Clock that moves only when Advance is called.
 type ManualClock struct {
-	mu      sync.Mutex // guards now and waiters
+	mu      sync.Mutex // guards now, waiters and added
 	start   time.Time
 	now     time.Time
 	waiters []*manualWaiter
+	added   chan struct{} // closed and cleared when a timer is added
 }
 
 type manualWaiter struct {
@@ -83,7 +85,35 @@ func (c *ManualClock) After(d time.Duration) (<-chan time.Time, func()) {
 		return w.ch, func() {}
 	}
 	c.waiters = append(c.waiters, w)
+	if c.added != nil {
+		close(c.added)
+		c.added = nil
+	}
 	return w.ch, func() { c.remove(w) }
+}
+
+// AwaitWaiters returns once at least n timers wait on the clock, or with
+// ctx's error when it ends first: a test learns so that a long poll has
+// started waiting before it advances the clock past it. It waits for the
+// clock's own signal, not on a polling interval.
+func (c *ManualClock) AwaitWaiters(ctx context.Context, n int) error {
+	for {
+		c.mu.Lock()
+		if len(c.waiters) >= n {
+			c.mu.Unlock()
+			return nil
+		}
+		if c.added == nil {
+			c.added = make(chan struct{})
+		}
+		added := c.added
+		c.mu.Unlock()
+		select {
+		case <-added:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (c *ManualClock) remove(w *manualWaiter) {

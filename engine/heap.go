@@ -119,8 +119,6 @@ func groupBefore(a, b *group) bool {
 	return x.seq < y.seq
 }
 
-func (h *groupHeap) len() int { return len(h.items) }
-
 func (h *groupHeap) front() *group {
 	if len(h.items) == 0 {
 		return nil

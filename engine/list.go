@@ -16,7 +16,6 @@ type list[T any, P interface {
 	n          int
 }
 
-func (l *list[T, P]) len() int  { return l.n }
 func (l *list[T, P]) front() *T { return l.head }
 func (l *list[T, P]) reset()    { *l = list[T, P]{} }
 

@@ -191,3 +191,15 @@ func (s *Server) Engine() *engine.Engine { return s.srv.Engine }
 func (s *Server) QueueURL(name string) string {
 	return fmt.Sprintf("%s/%s/%s", s.URL(), s.srv.Engine.AccountID(), name)
 }
+
+// AwaitWaiters blocks until at least n timers wait on the manual clock c
+// (say, a long poll has started waiting), so that a test can advance the
+// clock past them; it fails t after 5 s.
+func AwaitWaiters(t testing.TB, c *engine.ManualClock, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.AwaitWaiters(ctx, n); err != nil {
+		t.Fatalf("minisqstest: %d clock waiters did not come within 5 s (have %d)", n, c.Waiters())
+	}
+}

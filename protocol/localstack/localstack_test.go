@@ -206,7 +206,9 @@ func TestListMessagesJSON(t *testing.T) {
 	if m, ok := one["ReceiveMessageResponse"]["ReceiveMessageResult"]["Message"].(map[string]any); !ok || m["Body"] != "only" {
 		t.Fatalf("one message: %s", body)
 	}
-	q, _ = v.e.CreateQueue("none", engine.AttributeUpdate{}, nil)
+	if _, err := v.e.CreateQueue("none", engine.AttributeUpdate{}, nil); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, body = v.get("/_aws/sqs/messages/us-east-1/000000000000/none", nil, "application/json"); !strings.Contains(string(body), `"ReceiveMessageResult": null`) {
 		t.Fatalf("no messages: %s", body)
 	}

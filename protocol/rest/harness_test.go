@@ -23,6 +23,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/minisqstest"
 	"github.com/minisqs/minisqs/protocol"
 	"github.com/minisqs/minisqs/protocol/rest"
 )
@@ -377,18 +378,9 @@ func (v *env) ack(handles ...string) []handleResult {
 	return out.Results
 }
 
-// waitForWaiters blocks until n timers wait on the clock; the engine's
-// sweeper always holds one.
-func waitForWaiters(t testing.TB, c *engine.ManualClock, n int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for c.Waiters() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %d clock waiters (have %d)", n, c.Waiters())
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+// waitForWaiters blocks until n timers wait on the clock (a long poll has
+// started waiting), so a test can advance time past it.
+var waitForWaiters = minisqstest.AwaitWaiters
 
 // async runs f in the background; the returned function waits for it.
 func async[T any](f func() T) func(t testing.TB) T {

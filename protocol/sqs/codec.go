@@ -156,6 +156,13 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := form.Get("Action")
+	if name == "" && len(form) == 0 && r.Method == http.MethodGet && lastOfQueuePath(r.URL.Path) != "" {
+		// A bare GET of a queue's URL, as a browser makes: SQS answers 404
+		// with only this element (LocalStack's AWS-validated
+		// test_get_without_query_returns_unknown_operation).
+		writeBody(w, http.StatusNotFound, "text/xml", []byte("<UnknownOperationException/>"))
+		return
+	}
 	if name == "" {
 		writeXMLError(w, id, engine.Errorf(errMissingAction, "The request must contain the parameter Action."))
 		return

@@ -112,3 +112,25 @@ func TestAnnouncedLengthIsNotAllocated(t *testing.T) {
 	}
 	t.Logf("%d bytes allocated per request", perRequest)
 }
+
+// A bare GET of a queue's URL is SQS's 404 with an empty
+// UnknownOperationException element (LocalStack's AWS-validated
+// test_get_without_query_returns_unknown_operation); with an Action it is
+// served, and without one anywhere else it is MissingAction.
+func TestBareGetOfQueueURL(t *testing.T) {
+	s := fzService(t)
+	for _, tc := range []struct {
+		path, body string
+		status     int
+	}{
+		{"/" + fzAccount + "/fz-std", "<UnknownOperationException/>", http.StatusNotFound},
+		{"/" + fzAccount + "/fz-std?Action=GetQueueAttributes&AttributeName.1=QueueArn", "<GetQueueAttributesResponse", http.StatusOK},
+		{"/", "<Code>MissingAction</Code>", http.StatusBadRequest},
+	} {
+		w := httptest.NewRecorder()
+		s.ServeQuery(w, httptest.NewRequest(http.MethodGet, tc.path, nil))
+		if w.Code != tc.status || !strings.Contains(w.Body.String(), tc.body) {
+			t.Errorf("GET %s: %d %s, want %d with %s", tc.path, w.Code, w.Body, tc.status, tc.body)
+		}
+	}
+}
