@@ -68,28 +68,9 @@ type QueueAttributes struct {
 	FifoThroughputLimit           string
 }
 
-// DefaultAttributes returns the settings a new queue gets when a request
-// leaves them out.
-func DefaultAttributes(fifo bool) QueueAttributes {
-	a := QueueAttributes{
-		DelaySeconds:                  DefaultDelaySeconds,
-		MaximumMessageSize:            DefaultMaximumMessageSize,
-		MessageRetentionPeriod:        DefaultRetentionSeconds,
-		ReceiveMessageWaitTimeSeconds: DefaultReceiveWaitSeconds,
-		VisibilityTimeout:             DefaultVisibilityTimeout,
-		KmsDataKeyReusePeriodSeconds:  DefaultKmsDataKeyReusePeriod,
-		// New queues get SSE-SQS unless told otherwise (since 2022-10,
-		// "Amazon SQS announces server-side encryption with Amazon
-		// SQS-managed encryption keys by default").
-		SqsManagedSseEnabled: true,
-		FifoQueue:            fifo,
-	}
-	if fifo {
-		a.DeduplicationScope = DeduplicationScopeQueue
-		a.FifoThroughputLimit = FifoThroughputPerQueue
-	}
-	return a
-}
+// DefaultAttributes returns the settings a new queue gets under AWS's
+// limits when a request leaves them out.
+func DefaultAttributes(fifo bool) QueueAttributes { return AWSLimits.DefaultAttributes(fifo) }
 
 // AttributeUpdate holds the settings a request names; nil fields are left
 // as they are. Clear* fields remove an optional policy.
@@ -113,31 +94,15 @@ type AttributeUpdate struct {
 	FifoThroughputLimit           *string
 }
 
-func checkRange(name string, v *int, lo, hi int) error {
-	if v != nil && (*v < lo || *v > hi) {
-		return ErrAttributeRange(name, *v, lo, hi)
-	}
-	return nil
-}
-
 // validate checks every named value against the ranges of l and the queue
 // type. Checks that need other queues (the dead-letter target) are the
 // engine's.
 func (u *AttributeUpdate) validate(fifo bool, l Limits) error {
-	for _, c := range []struct {
-		name   string
-		v      *int
-		lo, hi int
-	}{
-		{"DelaySeconds", u.DelaySeconds, 0, l.MaxDelaySeconds},
-		{"MaximumMessageSize", u.MaximumMessageSize, l.MinMaximumMessageSize, l.MaxMaximumMessageSize},
-		{"MessageRetentionPeriod", u.MessageRetentionPeriod, l.MinRetentionSeconds, l.MaxRetentionSeconds},
-		{"ReceiveMessageWaitTimeSeconds", u.ReceiveMessageWaitTimeSeconds, 0, l.MaxReceiveWaitSeconds},
-		{"VisibilityTimeout", u.VisibilityTimeout, l.MinVisibilityTimeout, l.MaxVisibilityTimeout},
-		{"KmsDataKeyReusePeriodSeconds", u.KmsDataKeyReusePeriodSeconds, MinKmsDataKeyReusePeriod, MaxKmsDataKeyReusePeriod},
-	} {
-		if err := checkRange(c.name, c.v, c.lo, c.hi); err != nil {
-			return err
+	for _, s := range attributeTable {
+		if lo, hi, ok := s.Range(l); ok {
+			if v := *s.field.(scalar[int]).update(u); v != nil && (*v < lo || *v > hi) {
+				return ErrAttributeRange(s.Name, *v, lo, hi)
+			}
 		}
 	}
 	if p := u.RedrivePolicy; p != nil {
@@ -167,29 +132,29 @@ func (u *AttributeUpdate) validate(fifo bool, l Limits) error {
 		// high-throughput settings say why (LocalStack's validated
 		// test_create_standard_queue_with_fifo_attribute_raises_error and
 		// test_set_unsupported_attribute_standard).
-		switch {
-		case u.FifoQueue != nil:
-			return ErrFifoOnly("FifoQueue")
-		case u.ContentBasedDeduplication != nil:
-			return ErrFifoOnly("ContentBasedDeduplication")
-		case u.DeduplicationScope != nil:
-			return ErrFifoOnly("DeduplicationScope")
-		case u.FifoThroughputLimit != nil:
-			return ErrFifoOnly("FifoThroughputLimit")
+		for _, s := range attributeTable {
+			if s.FifoOnly && s.Named(*u) {
+				return ErrFifoOnly(s.Name)
+			}
 		}
 	}
-	if v := u.DeduplicationScope; v != nil && *v != DeduplicationScopeQueue && *v != DeduplicationScopeMessageGroup {
-		return ErrInvalidAttribute("DeduplicationScope", *v, ReasonMalformed)
-	}
-	if v := u.FifoThroughputLimit; v != nil && *v != FifoThroughputPerQueue && *v != FifoThroughputPerMessageGroup {
-		return ErrInvalidAttribute("FifoThroughputLimit", *v, ReasonMalformed)
+	for _, s := range attributeTable {
+		if s.Kind != AttrText || s.Values == nil {
+			continue
+		}
+		if v := *s.field.(scalar[string]).update(u); v != nil && !slices.Contains(s.Values, *v) {
+			return ErrInvalidAttribute(s.Name, *v, ReasonMalformed)
+		}
 	}
 	if u.KmsMasterKeyID != nil && *u.KmsMasterKeyID != "" && u.SqsManagedSseEnabled != nil && *u.SqsManagedSseEnabled {
 		return ErrSSEConflict()
 	}
-	for name, v := range map[string]*string{"Policy": u.Policy, "KmsMasterKeyId": u.KmsMasterKeyID} {
-		if v != nil && !validText(*v) {
-			return ErrInvalidAttribute(name, *v, ReasonCharacters)
+	for _, s := range attributeTable {
+		if s.ReadOnly || (s.Kind != AttrText && s.Kind != AttrJSON) || s.Values != nil {
+			continue
+		}
+		if v := *s.field.(scalar[string]).update(u); v != nil && !validText(*v) {
+			return ErrInvalidAttribute(s.Name, *v, ReasonCharacters)
 		}
 	}
 	return nil
@@ -203,53 +168,13 @@ func (a QueueAttributes) check() error {
 	return nil
 }
 
-// apply writes the named values over a.
+// apply writes the named values over a. The queue type is fixed at
+// creation, so FifoQueue is not written.
 func (u *AttributeUpdate) apply(a *QueueAttributes) {
-	setInt := func(dst *int, v *int) {
-		if v != nil {
-			*dst = *v
+	for _, s := range attributeTable {
+		if s.field != nil && !s.TypeFixed {
+			s.field.apply(u, a)
 		}
-	}
-	setInt(&a.DelaySeconds, u.DelaySeconds)
-	setInt(&a.MaximumMessageSize, u.MaximumMessageSize)
-	setInt(&a.MessageRetentionPeriod, u.MessageRetentionPeriod)
-	setInt(&a.ReceiveMessageWaitTimeSeconds, u.ReceiveMessageWaitTimeSeconds)
-	setInt(&a.VisibilityTimeout, u.VisibilityTimeout)
-	setInt(&a.KmsDataKeyReusePeriodSeconds, u.KmsDataKeyReusePeriodSeconds)
-	if u.ClearRedrivePolicy {
-		a.RedrivePolicy = nil
-	} else if u.RedrivePolicy != nil {
-		p := *u.RedrivePolicy
-		a.RedrivePolicy = &p
-	}
-	if u.ClearRedriveAllowPolicy {
-		a.RedriveAllowPolicy = nil
-	} else if u.RedriveAllowPolicy != nil {
-		p := *u.RedriveAllowPolicy
-		p.SourceQueueArns = slices.Clone(p.SourceQueueArns)
-		a.RedriveAllowPolicy = &p
-	}
-	if u.Policy != nil {
-		a.Policy = *u.Policy
-	}
-	if u.KmsMasterKeyID != nil {
-		a.KmsMasterKeyID = *u.KmsMasterKeyID
-		// SSE-KMS and SSE-SQS exclude each other.
-		if a.KmsMasterKeyID != "" {
-			a.SqsManagedSseEnabled = false
-		}
-	}
-	if u.SqsManagedSseEnabled != nil {
-		a.SqsManagedSseEnabled = *u.SqsManagedSseEnabled
-	}
-	if u.ContentBasedDeduplication != nil {
-		a.ContentBasedDeduplication = *u.ContentBasedDeduplication
-	}
-	if u.DeduplicationScope != nil {
-		a.DeduplicationScope = *u.DeduplicationScope
-	}
-	if u.FifoThroughputLimit != nil {
-		a.FifoThroughputLimit = *u.FifoThroughputLimit
 	}
 }
 
@@ -260,26 +185,11 @@ func (u *AttributeUpdate) differing(a QueueAttributes) []string {
 	b := a
 	u.apply(&b)
 	var out []string
-	add := func(name string, same bool) {
-		if !same {
-			out = append(out, name)
+	for _, s := range attributeTable {
+		if s.field != nil && !s.field.same(&a, &b) {
+			out = append(out, s.Name)
 		}
 	}
-	add("DelaySeconds", a.DelaySeconds == b.DelaySeconds)
-	add("MaximumMessageSize", a.MaximumMessageSize == b.MaximumMessageSize)
-	add("MessageRetentionPeriod", a.MessageRetentionPeriod == b.MessageRetentionPeriod)
-	add("ReceiveMessageWaitTimeSeconds", a.ReceiveMessageWaitTimeSeconds == b.ReceiveMessageWaitTimeSeconds)
-	add("VisibilityTimeout", a.VisibilityTimeout == b.VisibilityTimeout)
-	add("KmsDataKeyReusePeriodSeconds", a.KmsDataKeyReusePeriodSeconds == b.KmsDataKeyReusePeriodSeconds)
-	add("RedrivePolicy", (a.RedrivePolicy == nil) == (b.RedrivePolicy == nil) && (a.RedrivePolicy == nil || *a.RedrivePolicy == *b.RedrivePolicy))
-	ra, rb := a.RedriveAllowPolicy, b.RedriveAllowPolicy
-	add("RedriveAllowPolicy", (ra == nil) == (rb == nil) && (ra == nil || ra.RedrivePermission == rb.RedrivePermission && slices.Equal(ra.SourceQueueArns, rb.SourceQueueArns)))
-	add("Policy", a.Policy == b.Policy)
-	add("KmsMasterKeyId", a.KmsMasterKeyID == b.KmsMasterKeyID)
-	add("SqsManagedSseEnabled", a.SqsManagedSseEnabled == b.SqsManagedSseEnabled)
-	add("ContentBasedDeduplication", a.ContentBasedDeduplication == b.ContentBasedDeduplication)
-	add("DeduplicationScope", a.DeduplicationScope == b.DeduplicationScope)
-	add("FifoThroughputLimit", a.FifoThroughputLimit == b.FifoThroughputLimit)
 	return out
 }
 

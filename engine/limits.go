@@ -186,9 +186,13 @@ func (l Limits) ValidQueueName(name string) bool {
 }
 
 // DefaultAttributes returns the settings a new queue gets under l when a
-// request leaves them out.
+// request leaves them out. FIFO-only settings are set for FIFO queues only.
 func (l Limits) DefaultAttributes(fifo bool) QueueAttributes {
-	a := DefaultAttributes(fifo)
-	a.MaximumMessageSize = l.DefaultMaximumMessageSize
+	var a QueueAttributes
+	for _, s := range attributeTable {
+		if s.field != nil && (fifo || !s.FifoOnly) {
+			s.field.setDefault(&a, l)
+		}
+	}
 	return a
 }
