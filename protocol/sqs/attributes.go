@@ -2,49 +2,25 @@ package sqs
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 
 	"github.com/minisqs/minisqs/engine"
 )
 
-// Queue attribute names (API_GetQueueAttributes, API_SetQueueAttributes).
+// attrAll asks GetQueueAttributes for every attribute; the others are in
+// engine.QueueAttributeTable.
+const attrAll = "All"
+
+// The queue's state, answered by GetQueueAttributes and never set
+// (API_GetQueueAttributes).
 const (
-	attrAll                 = "All"
-	attrDelaySeconds        = "DelaySeconds"
-	attrMaximumMessageSize  = "MaximumMessageSize"
-	attrRetention           = "MessageRetentionPeriod"
-	attrReceiveWait         = "ReceiveMessageWaitTimeSeconds"
-	attrVisibilityTimeout   = "VisibilityTimeout"
-	attrRedrivePolicy       = "RedrivePolicy"
-	attrRedriveAllowPolicy  = "RedriveAllowPolicy"
-	attrPolicy              = "Policy"
-	attrKmsMasterKeyID      = "KmsMasterKeyId"
-	attrKmsReusePeriod      = "KmsDataKeyReusePeriodSeconds"
-	attrSqsManagedSse       = "SqsManagedSseEnabled"
-	attrFifoQueue           = "FifoQueue"
-	attrContentBasedDedup   = "ContentBasedDeduplication"
-	attrDeduplicationScope  = "DeduplicationScope"
-	attrFifoThroughputLimit = "FifoThroughputLimit"
-	attrQueueArn            = "QueueArn"
-	attrCreated             = "CreatedTimestamp"
-	attrLastModified        = "LastModifiedTimestamp"
-	attrVisible             = "ApproximateNumberOfMessages"
-	attrNotVisible          = "ApproximateNumberOfMessagesNotVisible"
-	attrDelayed             = "ApproximateNumberOfMessagesDelayed"
+	attrVisible      = "ApproximateNumberOfMessages"
+	attrNotVisible   = "ApproximateNumberOfMessagesNotVisible"
+	attrDelayed      = "ApproximateNumberOfMessagesDelayed"
+	attrCreated      = "CreatedTimestamp"
+	attrLastModified = "LastModifiedTimestamp"
+	attrQueueArn     = "QueueArn"
 )
-
-// readableAttributes is every attribute GetQueueAttributes knows, in the
-// order "All" lists them.
-var readableAttributes = []string{
-	attrVisible, attrNotVisible, attrDelayed, attrCreated, attrDelaySeconds,
-	attrLastModified, attrMaximumMessageSize, attrRetention, attrQueueArn,
-	attrReceiveWait, attrVisibilityTimeout, attrRedrivePolicy, attrRedriveAllowPolicy,
-	attrPolicy, attrKmsMasterKeyID, attrKmsReusePeriod, attrSqsManagedSse,
-	attrFifoQueue, attrContentBasedDedup, attrDeduplicationScope, attrFifoThroughputLimit,
-}
-
-var fifoOnlyAttributes = []string{attrFifoQueue, attrContentBasedDedup, attrDeduplicationScope, attrFifoThroughputLimit}
 
 // redrivePolicyJSON is RedrivePolicy as SQS writes it. maxReceiveCount is
 // read as a number or a string, since clients send both.
@@ -63,60 +39,43 @@ type redriveAllowPolicyJSON struct {
 // uses it too, so a config file takes exactly what CreateQueue takes.
 func ParseAttributes(in map[string]string) (engine.AttributeUpdate, error) {
 	var u engine.AttributeUpdate
-	intAttr := func(name, v string) (*int, error) {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return nil, engine.ErrInvalidAttribute(name, v, engine.ReasonNotInteger)
-		}
-		return &n, nil
-	}
-	boolAttr := func(name, v string) (*bool, error) {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, engine.ErrInvalidAttribute(name, v, engine.ReasonNotBool)
-		}
-		return &b, nil
-	}
 	for _, name := range sortedKeys(in) {
 		v := in[name]
-		var err error
-		switch name {
-		case attrDelaySeconds:
-			u.DelaySeconds, err = intAttr(name, v)
-		case attrMaximumMessageSize:
-			u.MaximumMessageSize, err = intAttr(name, v)
-		case attrRetention:
-			u.MessageRetentionPeriod, err = intAttr(name, v)
-		case attrReceiveWait:
-			u.ReceiveMessageWaitTimeSeconds, err = intAttr(name, v)
-		case attrVisibilityTimeout:
-			u.VisibilityTimeout, err = intAttr(name, v)
-		case attrKmsReusePeriod:
-			u.KmsDataKeyReusePeriodSeconds, err = intAttr(name, v)
-		case attrSqsManagedSse:
-			u.SqsManagedSseEnabled, err = boolAttr(name, v)
-		case attrFifoQueue:
-			u.FifoQueue, err = boolAttr(name, v)
-		case attrContentBasedDedup:
-			u.ContentBasedDeduplication, err = boolAttr(name, v)
-		case attrDeduplicationScope:
-			u.DeduplicationScope = &v
-		case attrFifoThroughputLimit:
-			u.FifoThroughputLimit = &v
-		case attrPolicy:
+		s, ok := engine.LookupAttribute(name)
+		if !ok || s.ReadOnly {
+			return u, engine.ErrUnknownAttribute(name)
+		}
+		switch s.Kind {
+		case engine.AttrInt:
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return u, engine.ErrInvalidAttribute(name, v, engine.ReasonNotInteger)
+			}
+			s.SetInt(&u, n)
+		case engine.AttrBool:
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return u, engine.ErrInvalidAttribute(name, v, engine.ReasonNotBool)
+			}
+			s.SetBool(&u, b)
+		case engine.AttrJSON:
 			if v != "" && !json.Valid([]byte(v)) {
 				return u, engine.ErrInvalidAttribute(name, v, engine.ReasonMalformed)
 			}
-			u.Policy = &v
-		case attrKmsMasterKeyID:
-			u.KmsMasterKeyID = &v
-		case attrRedrivePolicy:
+			s.SetText(&u, v)
+		case engine.AttrText:
+			s.SetText(&u, v)
+		case engine.AttrRedrivePolicy:
 			if v == "" {
 				u.ClearRedrivePolicy = true
 				continue
 			}
-			u.RedrivePolicy, err = parseRedrivePolicy(v)
-		case attrRedriveAllowPolicy:
+			p, err := parseRedrivePolicy(v)
+			if err != nil {
+				return u, err
+			}
+			u.RedrivePolicy = p
+		case engine.AttrRedriveAllowPolicy:
 			if v == "" {
 				u.ClearRedriveAllowPolicy = true
 				continue
@@ -126,11 +85,6 @@ func ParseAttributes(in map[string]string) (engine.AttributeUpdate, error) {
 				return u, engine.ErrInvalidAttribute(name, v, engine.ReasonNotJSON)
 			}
 			u.RedriveAllowPolicy = &engine.RedriveAllowPolicy{RedrivePermission: p.RedrivePermission, SourceQueueArns: p.SourceQueueArns}
-		default:
-			return u, engine.ErrUnknownAttribute(name)
-		}
-		if err != nil {
-			return u, err
 		}
 	}
 	return u, nil
@@ -163,65 +117,72 @@ func renderAttributes(q *engine.Queue, names []string) (map[string]string, error
 	a := q.Attributes()
 	want := map[string]bool{}
 	for _, n := range names {
-		switch {
-		case n == attrAll:
-			for _, r := range readableAttributes {
-				want[r] = true
+		if n == attrAll {
+			for _, s := range engine.QueueAttributeTable() {
+				want[s.Name] = true
 			}
-		case !slices.Contains(readableAttributes, n), !a.FifoQueue && slices.Contains(fifoOnlyAttributes, n):
-			return nil, engine.ErrUnknownAttribute(n)
-		default:
-			want[n] = true
+			continue
 		}
+		if s, ok := engine.LookupAttribute(n); !ok || s.FifoOnly && !a.FifoQueue {
+			return nil, engine.ErrUnknownAttribute(n)
+		}
+		want[n] = true
 	}
 	if len(want) == 0 {
 		return nil, nil
 	}
 	out := map[string]string{}
-	set := func(name, v string) {
-		if want[name] {
-			out[name] = v
+	var counts *engine.Counts
+	for _, s := range engine.QueueAttributeTable() {
+		if !want[s.Name] || !s.Shown(a) {
+			continue
+		}
+		if s.ReadOnly {
+			if counts == nil && (s.Name == attrVisible || s.Name == attrNotVisible || s.Name == attrDelayed) {
+				c := q.Counts()
+				counts = &c
+			}
+			out[s.Name] = stateAttribute(q, s.Name, counts)
+			continue
+		}
+		switch s.Kind {
+		case engine.AttrInt:
+			out[s.Name] = strconv.Itoa(s.Int(a))
+		case engine.AttrBool:
+			out[s.Name] = strconv.FormatBool(s.Bool(a))
+		case engine.AttrText, engine.AttrJSON:
+			out[s.Name] = s.Text(a)
+		case engine.AttrRedrivePolicy:
+			b, _ := json.Marshal(struct {
+				DeadLetterTargetArn string `json:"deadLetterTargetArn"`
+				MaxReceiveCount     int    `json:"maxReceiveCount"`
+			}{a.RedrivePolicy.DeadLetterTargetArn, a.RedrivePolicy.MaxReceiveCount})
+			out[s.Name] = string(b)
+		case engine.AttrRedriveAllowPolicy:
+			p := a.RedriveAllowPolicy
+			b, _ := json.Marshal(redriveAllowPolicyJSON{p.RedrivePermission, p.SourceQueueArns})
+			out[s.Name] = string(b)
 		}
 	}
-	itoa := strconv.Itoa
-	if want[attrVisible] || want[attrNotVisible] || want[attrDelayed] {
-		c := q.Counts()
-		set(attrVisible, itoa(c.Visible))
-		set(attrNotVisible, itoa(c.InFlight))
-		set(attrDelayed, itoa(c.Delayed))
-	}
-	set(attrCreated, strconv.FormatInt(q.Created().Unix(), 10))
-	set(attrLastModified, strconv.FormatInt(q.Modified().Unix(), 10))
-	set(attrQueueArn, q.Arn())
-	set(attrDelaySeconds, itoa(a.DelaySeconds))
-	set(attrMaximumMessageSize, itoa(a.MaximumMessageSize))
-	set(attrRetention, itoa(a.MessageRetentionPeriod))
-	set(attrReceiveWait, itoa(a.ReceiveMessageWaitTimeSeconds))
-	set(attrVisibilityTimeout, itoa(a.VisibilityTimeout))
-	set(attrSqsManagedSse, strconv.FormatBool(a.SqsManagedSseEnabled))
-	if p := a.RedrivePolicy; p != nil {
-		b, _ := json.Marshal(struct {
-			DeadLetterTargetArn string `json:"deadLetterTargetArn"`
-			MaxReceiveCount     int    `json:"maxReceiveCount"`
-		}{p.DeadLetterTargetArn, p.MaxReceiveCount})
-		set(attrRedrivePolicy, string(b))
-	}
-	if p := a.RedriveAllowPolicy; p != nil {
-		b, _ := json.Marshal(redriveAllowPolicyJSON{p.RedrivePermission, p.SourceQueueArns})
-		set(attrRedriveAllowPolicy, string(b))
-	}
-	if a.Policy != "" {
-		set(attrPolicy, a.Policy)
-	}
-	if a.KmsMasterKeyID != "" {
-		set(attrKmsMasterKeyID, a.KmsMasterKeyID)
-		set(attrKmsReusePeriod, itoa(a.KmsDataKeyReusePeriodSeconds))
-	}
-	if a.FifoQueue {
-		set(attrFifoQueue, "true")
-		set(attrContentBasedDedup, strconv.FormatBool(a.ContentBasedDeduplication))
-		set(attrDeduplicationScope, a.DeduplicationScope)
-		set(attrFifoThroughputLimit, a.FifoThroughputLimit)
-	}
 	return out, nil
+}
+
+// stateAttribute is the value of one of the queue's read-only attributes;
+// counts are the queue's counts when one of them is asked.
+func stateAttribute(q *engine.Queue, name string, counts *engine.Counts) string {
+	switch name {
+	case attrVisible:
+		return strconv.Itoa(counts.Visible)
+	case attrNotVisible:
+		return strconv.Itoa(counts.InFlight)
+	case attrDelayed:
+		return strconv.Itoa(counts.Delayed)
+	case attrCreated:
+		return strconv.FormatInt(q.Created().Unix(), 10)
+	case attrLastModified:
+		return strconv.FormatInt(q.Modified().Unix(), 10)
+	case attrQueueArn:
+		return q.Arn()
+	}
+	panic("sqs: no value for read-only attribute " + name)
 }

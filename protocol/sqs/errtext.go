@@ -47,13 +47,12 @@ func errorText(e *engine.Error) string {
 	case engine.KindUnknownAttribute:
 		return "Unknown Attribute " + e.Param + "."
 	case engine.KindFifoOnlyAttribute:
-		if e.Param == attrFifoQueue || e.Param == attrContentBasedDedup {
-			// Even FifoQueue=false is unknown on a standard queue
-			// (LocalStack's validated
-			// test_create_standard_queue_with_fifo_attribute_raises_error).
-			return "Unknown Attribute " + e.Param + "."
+		if s, ok := engine.LookupAttribute(e.Param); ok && s.HighThroughput {
+			return "You can specify the " + e.Param + " only when FifoQueue is set to true."
 		}
-		return "You can specify the " + e.Param + " only when FifoQueue is set to true."
+		// Even FifoQueue=false is unknown on a standard queue (LocalStack's
+		// validated test_create_standard_queue_with_fifo_attribute_raises_error).
+		return "Unknown Attribute " + e.Param + "."
 	case engine.KindSSEConflict:
 		return "You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE."
 	case engine.KindDeduplicationNeeded:
@@ -202,7 +201,7 @@ func reasonText(e *engine.Error) string {
 	case engine.ReasonNotBool:
 		return "must be true or false."
 	case engine.ReasonNotJSON:
-		if e.Param == attrRedrivePolicy {
+		if s, ok := engine.LookupAttribute(e.Param); ok && s.Kind == engine.AttrRedrivePolicy {
 			return "Redrive policy is not a valid JSON map."
 		}
 		return "not valid JSON."
