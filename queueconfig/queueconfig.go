@@ -207,9 +207,6 @@ func (s Source) String() string {
 	return s.File
 }
 
-// fifoOnlyAttributes may be set only on FIFO queues.
-var fifoOnlyAttributes = []string{"ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit"}
-
 // update checks q's own settings and turns them into an engine update, with
 // FifoQueue set for FIFO names. A DeadLetter is checked but left for the
 // caller to resolve to an ARN.
@@ -222,7 +219,8 @@ func (q *Queue) update() (engine.AttributeUpdate, error) {
 	}
 	// Attribute by attribute first, so an error names the one at fault.
 	for _, name := range slices.Sorted(maps.Keys(q.Attributes)) {
-		if !q.FIFO() && slices.Contains(fifoOnlyAttributes, name) {
+		// FifoQueue is checked against the name below.
+		if s, ok := engine.LookupConfigAttribute(name); ok && s.FifoOnly && !s.TypeFixed && !q.FIFO() {
 			return engine.AttributeUpdate{}, q.errorAt("attributes."+name, fmt.Errorf("%s is only for FIFO queues, whose names end in .fifo", name))
 		}
 		u, err := sqs.ParseAttributes(map[string]string{name: q.Attributes[name]})
