@@ -10,31 +10,29 @@ import (
 // own terms: its field names, its sentences (docs/rest-api.md, "Errors").
 // The engine checks each rule once; the API does not check it again.
 
-// fieldNames is the API's name of each SQS parameter or attribute it takes.
+// fieldNames is the API's name of each SQS parameter it takes; queue
+// attributes are named by the engine's attribute table.
 var fieldNames = map[string]string{
-	"VisibilityTimeout":             "visibilityTimeoutSeconds",
-	"MessageRetentionPeriod":        "retentionSeconds",
-	"DelaySeconds":                  "delaySeconds",
-	"ReceiveMessageWaitTimeSeconds": "receiveWaitSeconds",
-	"ContentBasedDeduplication":     "contentBasedDedup",
-	"RedrivePolicy":                 "redrive",
-	"MaxNumberOfMessages":           "maxMessages",
-	"WaitTimeSeconds":               "waitSeconds",
-	"MaxNumberOfMessagesPerSecond":  "maxPerSecond",
-	"DestinationArn":                "destination",
-	"SourceArn":                     "source",
-	"MessageBody":                   "body",
-	"MessageGroupId":                "groupId",
-	"MessageDeduplicationId":        "dedupId",
-	"ReceiptHandle":                 "receiptHandle",
-	"TaskHandle":                    "handle",
-	"QueueName":                     "name",
-	"Tags":                          "tags",
+	"MaxNumberOfMessages":          "maxMessages",
+	"WaitTimeSeconds":              "waitSeconds",
+	"MaxNumberOfMessagesPerSecond": "maxPerSecond",
+	"DestinationArn":               "destination",
+	"SourceArn":                    "source",
+	"MessageBody":                  "body",
+	"MessageGroupId":               "groupId",
+	"MessageDeduplicationId":       "dedupId",
+	"ReceiptHandle":                "receiptHandle",
+	"TaskHandle":                   "handle",
+	"QueueName":                    "name",
+	"Tags":                         "tags",
 }
 
 // field is the API's name of param; a name the API does not take is given
 // as the engine has it.
 func field(param string) string {
+	if s, ok := engine.LookupAttribute(param); ok && s.REST != "" {
+		return s.REST
+	}
 	if f, ok := fieldNames[param]; ok {
 		return f
 	}

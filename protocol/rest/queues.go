@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -80,24 +81,30 @@ func (a *API) queueJSON(r *http.Request, q *engine.Queue) queueJSON {
 		}
 		rd = &redriveJSON{DeadLetterQueue: dlq, MaxReceiveCount: p.MaxReceiveCount}
 	}
-	return queueJSON{
-		ID:                       q.ID(),
-		Slug:                     q.Slug(),
-		Name:                     q.Name(),
-		Type:                     typ,
-		VisibilityTimeoutSeconds: attrs.VisibilityTimeout,
-		RetentionSeconds:         attrs.MessageRetentionPeriod,
-		DelaySeconds:             attrs.DelaySeconds,
-		ReceiveWaitSeconds:       attrs.ReceiveMessageWaitTimeSeconds,
-		Redrive:                  rd,
-		ContentBasedDedup:        attrs.ContentBasedDeduplication,
-		Partitions:               q.Partitions(),
-		Counts:                   countsOf(q.Counts()),
-		SQSURL:                   queueurl.For(queueurl.Base(r, a.opts.BaseURL), q.Namespace().Account, q.Name()),
-		Arn:                      q.Arn(),
-		CreatedAt:                formatTime(q.Created()),
-		UpdatedAt:                formatTime(q.Modified()),
+	out := queueJSON{
+		ID:         q.ID(),
+		Slug:       q.Slug(),
+		Name:       q.Name(),
+		Type:       typ,
+		Redrive:    rd,
+		Partitions: q.Partitions(),
+		Counts:     countsOf(q.Counts()),
+		SQSURL:     queueurl.For(queueurl.Base(r, a.opts.BaseURL), q.Namespace().Account, q.Name()),
+		Arn:        q.Arn(),
+		CreatedAt:  formatTime(q.Created()),
+		UpdatedAt:  formatTime(q.Modified()),
 	}
+	v := reflect.ValueOf(&out).Elem()
+	for _, s := range restSettings {
+		f := v.Field(queueFields[s.REST])
+		switch s.Kind {
+		case engine.AttrInt:
+			f.SetInt(int64(s.Int(attrs)))
+		case engine.AttrBool:
+			f.SetBool(s.Bool(attrs))
+		}
+	}
+	return out
 }
 
 // countsOf caps each figure at maxCount and says whether any was capped.
@@ -146,18 +153,62 @@ type settingsJSON struct {
 // update turns settings into the engine's update; the engine checks them
 // against its Limits (docs/rest-api.md, "Queue settings").
 func (s *settingsJSON) update(fifo bool) engine.AttributeUpdate {
-	u := engine.AttributeUpdate{
-		VisibilityTimeout:             s.VisibilityTimeoutSeconds,
-		MessageRetentionPeriod:        s.RetentionSeconds,
-		DelaySeconds:                  s.DelaySeconds,
-		ReceiveMessageWaitTimeSeconds: s.ReceiveWaitSeconds,
-	}
-	// false on a standard queue is what it has already; true the engine
-	// refuses as a FIFO queue's setting.
-	if v := s.ContentBasedDedup; v != nil && (fifo || *v) {
-		u.ContentBasedDeduplication = v
+	var u engine.AttributeUpdate
+	v := reflect.ValueOf(s).Elem()
+	for _, spec := range restSettings {
+		f := v.Field(settingsFields[spec.REST])
+		if f.IsNil() {
+			continue
+		}
+		switch spec.Kind {
+		case engine.AttrInt:
+			spec.SetInt(&u, int(f.Elem().Int()))
+		case engine.AttrBool:
+			// false for a FIFO queue's setting on a standard queue is what
+			// it has already; true the engine refuses.
+			if b := f.Elem().Bool(); fifo || b || !spec.FifoOnly {
+				spec.SetBool(&u, b)
+			}
+		}
 	}
 	return u
+}
+
+// restSettings are the queue settings the REST API reads and writes as
+// numbers and booleans, from the engine's attribute table; the redrive
+// policy, which the API names its own way, is handled apart.
+var restSettings = func() []engine.AttributeSpec {
+	var out []engine.AttributeSpec
+	for _, s := range engine.QueueAttributeTable() {
+		if s.REST != "" && (s.Kind == engine.AttrInt || s.Kind == engine.AttrBool) {
+			out = append(out, s)
+		}
+	}
+	return out
+}()
+
+// settingsFields and queueFields index the fields of settingsJSON and
+// queueJSON by JSON name. The structs give the API's shape, as openapi.json
+// has it; the table says which settings fill them.
+var (
+	settingsFields = jsonFields(reflect.TypeFor[settingsJSON]())
+	queueFields    = jsonFields(reflect.TypeFor[queueJSON]())
+)
+
+// jsonFields indexes the fields of struct type t by JSON name, and panics
+// when t lacks a field of restSettings, since the API would then drop it.
+func jsonFields(t reflect.Type) map[string]int {
+	idx := map[string]int{}
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		idx[name] = i
+	}
+	for _, s := range restSettings {
+		if _, ok := idx[s.REST]; !ok {
+			panic("rest: " + t.Name() + " has no field " + s.REST)
+		}
+	}
+	return idx
 }
 
 // redriveInput is a redrive policy as requests give it: the DLQ by id, slug
@@ -292,13 +343,6 @@ func (a *API) updateQueue(c *call) (int, any, error) {
 	var u engine.AttributeUpdate
 	var redrive *redriveInput
 	clearRedrive := false
-	set := map[string]any{
-		"visibilityTimeoutSeconds": &s.VisibilityTimeoutSeconds,
-		"retentionSeconds":         &s.RetentionSeconds,
-		"delaySeconds":             &s.DelaySeconds,
-		"receiveWaitSeconds":       &s.ReceiveWaitSeconds,
-		"contentBasedDedup":        &s.ContentBasedDedup,
-	}
 	typ := typeStandard
 	if q.IsFIFO() {
 		typ = typeFIFO
@@ -324,14 +368,14 @@ func (a *API) updateQueue(c *call) (int, any, error) {
 				return 0, nil, fieldError(k, err)
 			}
 		default:
-			dst, ok := set[k]
+			i, ok := settingsFields[k]
 			if !ok {
 				return 0, nil, apiErrorf(codeInvalidRequest, "Unknown field %q.", k)
 			}
 			if isNull {
 				return 0, nil, apiErrorf(codeInvalidRequest, "%s may not be null.", k)
 			}
-			if err := strictUnmarshal(raw, dst); err != nil {
+			if err := strictUnmarshal(raw, reflect.ValueOf(&s).Elem().Field(i).Addr().Interface()); err != nil {
 				return 0, nil, fieldError(k, err)
 			}
 		}
