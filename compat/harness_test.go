@@ -43,10 +43,13 @@ func startServer(t testing.TB, cfg server.Config) *testServer {
 }
 
 // jsonClient is an aws-sdk-go-v2 SQS client; its service/sqs speaks the
-// JSON protocol. optFns change its options, as for sqs.New.
+// JSON protocol. optFns change its options, as for sqs.New. Its transport
+// reads each answer whole (sqsload.LoopbackClient): against a server this
+// close, the SDK would otherwise now and then retry a receive whose answer
+// had arrived, and find its messages in flight.
 func jsonClient(t testing.TB, endpoint string, optFns ...func(*sqsv2.Options)) *sqsv2.Client {
 	t.Helper()
-	return sqsv2.New(sqsload.NewClient(endpoint, nil).Options(), optFns...)
+	return sqsv2.New(sqsload.LoopbackClient(endpoint).Options(), optFns...)
 }
 
 // queryClient is an aws-sdk-go v1 SQS client pinned before v1.47, which
