@@ -10,8 +10,10 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -71,6 +73,14 @@ type Engine struct {
 	watchMu  sync.Mutex // guards watchers
 	watchers []func(*Queue)
 
+	// sweepAt is when the sweeper runs next, in the clock's Unix
+	// nanoseconds: math.MaxInt64 while nothing is due, math.MinInt64 until
+	// its first run. dueAt lowers it and wakes the sweeper through sweepWake.
+	sweepAt   atomic.Int64
+	sweepWake chan struct{} // holds at most one wake-up
+
+	changes changeSignal
+
 	closing     chan struct{} // closed to end long polls and the sweeper
 	closingOnce sync.Once
 	closeOnce   sync.Once
@@ -116,8 +126,10 @@ func Open(opts Options) (*Engine, error) {
 		queues:    map[queueRef]*Queue{},
 		byID:      map[string]*Queue{},
 		deletedAt: map[queueRef]time.Time{},
+		sweepWake: make(chan struct{}, 1),
 		closing:   make(chan struct{}),
 	}
+	e.sweepAt.Store(math.MinInt64)
 	if err := e.restoreOffset(); err != nil {
 		st.close()
 		return nil, fmt.Errorf("load clock offset: %w", err)
@@ -237,24 +249,65 @@ func (e *Engine) numberQueue(rec *queueRecord) error {
 	return nil
 }
 
+// The sweeper does what falls due while no request asks: it makes delayed
+// messages and ended leases visible, waking the long polls that wait for
+// them, expires messages, and ends deduplication windows and the cooldowns
+// of deleted names. It sleeps until the soonest of those deadlines, never
+// sooner than sweepInterval after its last run, and with nothing due it
+// sleeps until something is: whatever sets a deadline earlier than its next
+// run tells it through dueAt. Receive attempts are checked against the
+// clock when used, so their windows need no run of their own; one ends at
+// the next sweep or operation of its queue.
 func (e *Engine) sweep() {
 	defer e.sweeperWG.Done()
 	for {
-		tick, stop := e.clock.After(sweepInterval)
+		// From here until the next run is set, every new deadline lowers
+		// sweepAt, so none set while the queues are being swept is lost.
+		e.sweepAt.Store(math.MaxInt64)
+		now := e.clock.Now()
+		next := e.sweepQueues(now.UnixNano())
+		next = min(next, e.expireCooldowns(now))
+		if !e.sleepUntil(next, now.UnixNano()+int64(sweepInterval)) {
+			return
+		}
+	}
+}
+
+// sweepQueues advances every queue to now and returns the soonest deadline
+// left in any of them, or math.MaxInt64.
+func (e *Engine) sweepQueues(now int64) int64 {
+	next := int64(math.MaxInt64)
+	for _, q := range e.AllQueues() {
+		q.mu.Lock()
+		q.advance(now)
+		next = min(next, q.dueLocked())
+		q.mu.Unlock()
+	}
+	return next
+}
+
+// sleepUntil waits until the clock reaches next, or notBefore if that is
+// later, lowering next as dueAt reports earlier deadlines. It reports false
+// when the engine closes.
+func (e *Engine) sleepUntil(next, notBefore int64) bool {
+	for {
+		// A wake-up still pending has lowered sweepAt already.
+		select {
+		case <-e.sweepWake:
+		default:
+		}
+		e.dueAt(next)
+		next = e.sweepAt.Load()
+		tick, stop := e.clock.After(time.Duration(max(next, notBefore) - e.clock.Now().UnixNano()))
 		select {
 		case <-e.closing:
 			stop()
-			return
+			return false
 		case <-tick:
+			return true
+		case <-e.sweepWake:
+			stop()
 		}
-		now := e.clock.Now()
-		for _, q := range e.AllQueues() {
-			q.mu.Lock()
-			q.advance(now.UnixNano())
-			q.updatePartitionsLocked()
-			q.mu.Unlock()
-		}
-		e.expireCooldowns(now)
 	}
 }
 
@@ -263,6 +316,54 @@ func (e *Engine) sweep() {
 // counted in the 80. An engine checks the names of new queues against its
 // own Limits.
 func ValidQueueName(name string) bool { return AWSLimits.ValidQueueName(name) }
+
+// dueAt tells the sweeper that something falls due at the clock's instant
+// at (Unix nanoseconds), and wakes it if that is before its next run. It
+// takes no lock, so holders of any lock may call it.
+func (e *Engine) dueAt(at int64) {
+	for {
+		next := e.sweepAt.Load()
+		if at >= next {
+			return
+		}
+		if e.sweepAt.CompareAndSwap(next, at) {
+			break
+		}
+	}
+	select {
+	case e.sweepWake <- struct{}{}:
+	default:
+	}
+}
+
+// trimLocked drops the stale entries from the tops of q's deadline heaps,
+// so that their tops are deadlines still to come.
+func (q *Queue) trimLocked() {
+	for d, ok := q.timers.peek(); ok && !timerLive(d); d, ok = q.timers.peek() {
+		q.timers.pop()
+	}
+	for d, ok := q.expiry.peek(); ok && !expiryLive(d); d, ok = q.expiry.peek() {
+		q.expiry.pop()
+	}
+}
+
+// dueLocked returns the soonest instant at which something of q falls due:
+// a message becoming visible or expiring, or a deduplication window or
+// receive attempt ending; math.MaxInt64 for none.
+func (q *Queue) dueLocked() int64 {
+	q.trimLocked()
+	next := int64(math.MaxInt64)
+	if at := q.nextDeadlineLocked(); at != 0 {
+		next = at
+	}
+	if len(q.dedup.order) > 0 {
+		next = min(next, q.dedup.order[0].expires)
+	}
+	if len(q.attempts.order) > 0 {
+		next = min(next, q.attempts.order[0].expires)
+	}
+	return next
+}
 
 // CreateQueue is CreateQueueIn the default namespace.
 func (e *Engine) CreateQueue(name string, attrs AttributeUpdate, tags map[string]string) (*Queue, error) {
@@ -327,6 +428,7 @@ func (e *Engine) CreateQueueIn(ns Namespace, name string, attrs AttributeUpdate,
 	e.queues[ref] = q
 	e.byID[id] = q
 	delete(e.deletedAt, ref)
+	e.changes.announce()
 	return q, nil
 }
 
@@ -426,8 +528,10 @@ func (e *Engine) deleteQueue(q *Queue) error {
 		delete(e.queues, q.ref())
 	}
 	delete(e.byID, q.id)
-	e.deletedAt[q.ref()] = e.clock.Now()
+	now := e.clock.Now()
+	e.deletedAt[q.ref()] = now
 	e.mu.Unlock()
+	e.dueAt(now.Add(DeleteQueueCooldown).UnixNano())
 	q.deleted = true
 	q.clearLocked()
 	q.wakeLocked()

@@ -40,6 +40,7 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 	defer q.mu.Unlock()
 	a := q.Attributes()
 	now := q.e.clock.Now().UnixNano()
+	q.samplePartitionsLocked(now)
 	var adopted []*message
 	srcSeq := src.seqToSave(topSeq(moved))
 	err := q.e.store.update(func(tx *buntdb.Tx) error {

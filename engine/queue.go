@@ -323,6 +323,7 @@ func (q *Queue) insertLocked(m *message) {
 		m.group.members++
 	}
 	q.expiry.push(m.expireAt, m)
+	q.e.dueAt(m.expireAt)
 	q.setStateLocked(m, m.state, false)
 }
 
@@ -346,9 +347,11 @@ func (q *Queue) setStateLocked(m *message, s uint8, redelivery bool) {
 	case stateDelayed:
 		q.delayed++
 		q.timers.push(m.visibleAt, m)
+		q.e.dueAt(m.visibleAt)
 	case stateInFlight:
 		q.inFlight++
 		q.timers.push(m.visibleAt, m)
+		q.e.dueAt(m.visibleAt)
 		if m.group != nil {
 			m.group.inFlight++
 			if q.fifo {
@@ -438,6 +441,7 @@ func (q *Queue) compactLocked() {
 // function of now over the deadline heaps: no state is written for a lease
 // that ends, since a restart reaches the same conclusion from visibleAt.
 func (q *Queue) advance(now int64) {
+	q.samplePartitionsLocked(now)
 	woke := false
 	var returned []*message
 	for e, ok := q.timers.peek(); ok && e.at <= now; e, ok = q.timers.peek() {

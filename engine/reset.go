@@ -155,6 +155,9 @@ func (e *Engine) replace(next *world) error {
 	e.deletedAt = map[queueRef]time.Time{}
 	e.lastNum = lastNum
 	e.mu.Unlock()
+	// The sweeper learns the new queues' deadlines from a sweep of them.
+	e.dueAt(e.clock.Now().UnixNano())
+	e.changes.announce()
 
 	e.tasks.mu.Lock()
 	var late []string

@@ -104,6 +104,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	}
 	for key, first := range fresh {
 		q.dedup.add(key, first)
+		q.e.dueAt(first.expires)
 	}
 	for _, p := range batch {
 		q.insertLocked(p.m)

@@ -5,6 +5,7 @@ package engine
 // before it takes its next step.
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -37,6 +38,7 @@ func (e *Engine) Advance(d time.Duration) error {
 		return ErrInvalidParameter("seconds", d.Seconds(), ReasonNegative)
 	}
 	c.Advance(d)
+	e.changes.announce()
 	if _, ok := c.(*OffsetClock); ok {
 		if err := e.saveOffset(c.Offset()); err != nil {
 			e.log.Error("saving the clock offset", "err", err)
@@ -123,15 +125,20 @@ func (e *Engine) pollTimer(d time.Duration) (<-chan time.Time, func()) {
 	return e.clock.After(d)
 }
 
-// expireCooldowns forgets deleted queues whose names may be used again.
-func (e *Engine) expireCooldowns(now time.Time) {
+// expireCooldowns forgets deleted queues whose names may be used again, and
+// returns when the next cooldown ends, or math.MaxInt64 for none.
+func (e *Engine) expireCooldowns(now time.Time) int64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	next := int64(math.MaxInt64)
 	for name, at := range e.deletedAt {
 		if now.Sub(at) >= DeleteQueueCooldown {
 			delete(e.deletedAt, name)
+		} else {
+			next = min(next, at.Add(DeleteQueueCooldown).UnixNano())
 		}
 	}
+	return next
 }
 
 // catchUpTasks runs the batches that running move tasks are owed by now.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/base32"
+	"math"
 	"strings"
 	"time"
 
@@ -101,8 +102,9 @@ var slugEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPa
 // rate grows; it never loses them. Each partition is taken to carry 300
 // messages a second, the figure SQS gives per partition for FIFO queues
 // ("Partitions and data distribution for high throughput for SQS FIFO
-// queues"). The rate is an average over about the last ten seconds, taken
-// at each sweep.
+// queues"). The rate is an average over about the last ten seconds, sampled
+// once per sweepInterval of the clock; the samples are taken when the queue
+// is next used, so an idle queue costs nothing.
 const (
 	MaxPartitions        = 64
 	messagesPerPartition = 300
@@ -113,17 +115,38 @@ type partitioning struct {
 	count        int
 	rate         float64 // messages a second, smoothed
 	lastEnqueued int64
+	sampledAt    int64 // the clock's Unix nanoseconds at the last sample; 0 before the first
 }
 
 // Partitions returns the queue's partition count.
 func (q *Queue) Partitions() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.samplePartitionsLocked(q.e.clock.Now().UnixNano())
 	return max(1, q.parts.count)
 }
 
-// updatePartitionsLocked takes one sample of the send rate; the sweeper
-// calls it once per sweep interval.
+// samplePartitionsLocked takes the samples of the send rate due by now, one
+// for each sweepInterval since the last: the first counts the sends since
+// then, and any others none, so they only let the rate decay.
+func (q *Queue) samplePartitionsLocked(now int64) {
+	p := &q.parts
+	if p.sampledAt == 0 {
+		p.sampledAt = now
+		return
+	}
+	n := (now - p.sampledAt) / int64(sweepInterval)
+	if n <= 0 {
+		return
+	}
+	p.sampledAt += n * int64(sweepInterval)
+	q.updatePartitionsLocked()
+	if n > 1 {
+		p.rate *= math.Pow(1-rateSmoothing, float64(n-1))
+	}
+}
+
+// updatePartitionsLocked takes one sample of the send rate.
 func (q *Queue) updatePartitionsLocked() {
 	p := &q.parts
 	sample := float64(q.stats.enqueued-p.lastEnqueued) / sweepInterval.Seconds()

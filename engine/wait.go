@@ -94,6 +94,7 @@ func (q *Queue) Wait(ctx context.Context, c WaitCondition) (Counts, bool, error)
 
 // changedLocked wakes the waits on q: a message changed state.
 func (q *Queue) changedLocked() {
+	q.e.changes.announce()
 	if q.watching > 0 {
 		q.watching = 0
 		close(q.changed)
