@@ -2,6 +2,7 @@ package sqs
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"github.com/minisqs/minisqs/engine"
@@ -51,10 +54,64 @@ func jsonType(shape string) string {
 	return shapePrefix + shape
 }
 
+// newRequestID gives the request its id and sets it on the answer.
 func newRequestID(w http.ResponseWriter) string {
-	id := uuid.NewString()
-	w.Header().Set("x-amzn-RequestId", id)
+	id := requestIDs.next()
+	w.Header()["X-Amzn-Requestid"] = []string{id} // as Set("x-amzn-RequestId") would key it
 	return id
+}
+
+// requestIDs makes the ids of requests.
+var requestIDs = newIDSource(rand.Reader)
+
+// idSource makes ids in the form of random (version 4) UUIDs without
+// reading randomness for each: a prefix drawn once and a 48-bit counter
+// that starts at a random value. Request ids need only be unique.
+type idSource struct {
+	prefix string // the first 24 characters, through the fourth hyphen
+	count  atomic.Uint64
+}
+
+func newIDSource(random io.Reader) *idSource {
+	u, err := uuid.NewRandomFromReader(random)
+	if err != nil {
+		panic(err) // crypto/rand does not fail
+	}
+	s := u.String()
+	src := &idSource{prefix: s[:24]}
+	n, _ := strconv.ParseUint(s[24:], 16, 64)
+	src.count.Store(n)
+	return src
+}
+
+func (s *idSource) next() string {
+	n := s.count.Add(1)
+	var b [36]byte
+	copy(b[:], s.prefix)
+	for i := len(b) - 1; i >= len(s.prefix); i-- {
+		b[i] = lowerHex[n&0xf]
+		n >>= 4
+	}
+	return string(b[:])
+}
+
+// buffer is a byte slice lent, through buffers, for the life of one
+// request: its body or its answer.
+type buffer struct{ b []byte }
+
+var buffers = sync.Pool{New: func() any { return new(buffer) }}
+
+// maxPooledBytes caps the buffers kept for reuse: a rare large request's
+// buffer goes back to the garbage collector.
+const maxPooledBytes = 64 << 10
+
+func getBuffer() *buffer { return buffers.Get().(*buffer) }
+
+func (b *buffer) release() {
+	if cap(b.b) <= maxPooledBytes {
+		b.b = b.b[:0]
+		buffers.Put(b)
+	}
 }
 
 // parseForm reads a query request's parameters as net/http's ParseForm
@@ -81,8 +138,9 @@ func parseForm(r *http.Request, body []byte) (url.Values, error) {
 	return form, nil
 }
 
-// readBody reads a request's body within MaxRequestBytes.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// readBody reads a request's body within MaxRequestBytes, into buf when
+// it announces its length.
+func readBody(w http.ResponseWriter, r *http.Request, buf *buffer) ([]byte, error) {
 	if err := announcedTooLarge(r); err != nil {
 		return nil, err
 	}
@@ -90,7 +148,9 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.ContentLength < 0 {
 		return io.ReadAll(body)
 	}
-	return readAnnounced(body, int(r.ContentLength))
+	b, err := readAnnounced(body, int(r.ContentLength), buf.b)
+	buf.b = b[:0]
+	return b, err
 }
 
 // announcedTooLarge refuses a request whose Content-Length is over
@@ -103,26 +163,30 @@ func announcedTooLarge(r *http.Request) error {
 	return nil
 }
 
-// readAnnounced reads the n bytes a body announced. Its buffer starts at
-// most firstBufferBytes and doubles only when the bytes that arrived fill
-// it, never past n: a client that announces more than it sends holds no
-// more than firstBufferBytes or twice what it sent, and an honest large
-// body ends in a buffer of exactly its size.
-func readAnnounced(body io.Reader, n int) ([]byte, error) {
-	buf := make([]byte, 0, min(n, firstBufferBytes))
+// readAnnounced reads the n bytes a body announced, into buf if it is
+// large enough to start with. A buffer it makes starts at most
+// firstBufferBytes and doubles only when the bytes that arrived fill it,
+// never past n: a client that announces more than it sends holds no more
+// than firstBufferBytes or twice what it sent, and an honest large body
+// ends in a buffer of exactly its size.
+func readAnnounced(body io.Reader, n int, buf []byte) ([]byte, error) {
+	buf = buf[:0]
+	if cap(buf) < min(n, firstBufferBytes) {
+		buf = make([]byte, 0, min(n, firstBufferBytes))
+	}
 	for len(buf) < n {
 		if len(buf) == cap(buf) {
 			grown := make([]byte, len(buf), min(2*cap(buf), n))
 			copy(grown, buf)
 			buf = grown
 		}
-		m, err := body.Read(buf[len(buf):cap(buf)])
+		m, err := body.Read(buf[len(buf):min(cap(buf), n)])
 		buf = buf[:len(buf)+m]
 		if err == io.EOF && len(buf) < n {
-			return nil, io.ErrUnexpectedEOF
+			return buf, io.ErrUnexpectedEOF
 		}
 		if err != nil && err != io.EOF {
-			return nil, err
+			return buf, err
 		}
 	}
 	return buf, nil
@@ -145,7 +209,9 @@ func readError(err error) error {
 // a form body or the URL's query string.
 func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 	id := newRequestID(w)
-	body, err := readBody(w, r)
+	buf := getBuffer()
+	defer buf.release()
+	body, err := readBody(w, r, buf)
 	if err != nil {
 		writeXMLError(w, id, readError(err))
 		return
@@ -187,37 +253,121 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	var buf bytes.Buffer
-	buf.WriteString(`<?xml version="1.0"?>` + "\n<" + name + `Response xmlns="` + xmlNamespace + `">`)
+	writeXMLResult(w, id, name, out)
+}
+
+// writeXMLResult answers out, the result of the action name (nil for an
+// empty one), in the query protocol's envelope.
+func writeXMLResult(w http.ResponseWriter, id, name string, out any) {
+	buf := getBuffer()
+	defer buf.release()
+	x := sqsXML{b: append(buf.b, `<?xml version="1.0"?>`+"\n<"+name+`Response xmlns="`+xmlNamespace+`">`...)}
 	if out != nil {
-		if err := xml.NewEncoder(&buf).EncodeElement(out, xml.StartElement{Name: xml.Name{Local: name + "Result"}}); err != nil {
+		if err := xml.NewEncoder(&x).EncodeElement(out, xml.StartElement{Name: xml.Name{Local: name + "Result"}}); err != nil {
 			writeXMLError(w, id, engine.Errorf(engine.ErrInternal, "encoding result: %v", err))
 			return
 		}
 	}
-	buf.WriteString("<ResponseMetadata><RequestId>" + id + "</RequestId></ResponseMetadata></" + name + "Response>")
-	writeXML(w, http.StatusOK, buf.String())
+	x.b = append(x.flush(), "<ResponseMetadata><RequestId>"+id+"</RequestId></ResponseMetadata></"+name+"Response>"...)
+	buf.b = x.b
+	writeBody(w, http.StatusOK, "text/xml", x.b)
 }
 
-// sqsEscapes rewrites the character references encoding/xml writes into the
-// forms SQS's own answers use: quotes as entities, newlines and tabs as
-// they are. Carriage returns stay &#xD;, as in SQS's answers, since a parser
-// reads a raw one as a newline. Older XML parsers in some SDKs know the
-// entities but not numeric references, and fail the body's MD5 check on
-// what they cannot decode. A reference in the data itself reaches this as
-// "&amp;#34;", which the rewrite leaves alone.
-var sqsEscapes = strings.NewReplacer("&#34;", "&quot;", "&#39;", "&apos;", "&#xA;", "\n", "&#x9;", "\t")
+// sqsXML collects encoding/xml's output, rewriting the character
+// references it writes into the forms SQS's own answers use: quotes as
+// entities, newlines and tabs as they are. Carriage returns stay &#xD;, as
+// in SQS's answers, since a parser reads a raw one as a newline. Older XML
+// parsers in some SDKs know the entities but not numeric references, and
+// fail the body's MD5 check on what they cannot decode. A reference in the
+// data itself reaches this as "&amp;#34;", which the rewrite leaves alone.
+type sqsXML struct {
+	b    []byte
+	tail []byte // the start of a reference that the last write cut off
+}
 
-func writeXML(w http.ResponseWriter, status int, doc string) {
-	writeBody(w, status, "text/xml", []byte(sqsEscapes.Replace(doc)))
+// sqsReferences are the rewrites, of references all five bytes long.
+var sqsReferences = [...]struct{ ref, as string }{
+	{"&#34;", "&quot;"}, {"&#39;", "&apos;"}, {"&#xA;", "\n"}, {"&#x9;", "\t"},
+}
+
+const sqsReferenceLen = 5
+
+func (x *sqsXML) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(x.tail) > 0 {
+		// The last write ended in what may be a reference: complete it.
+		k := min(sqsReferenceLen-len(x.tail), len(p))
+		joined := append(x.tail, p[:k]...)
+		switch as, ok := sqsReference(joined); {
+		case ok:
+			x.b = append(x.b, as...)
+			p = p[k:]
+		case len(joined) < sqsReferenceLen && referenceStart(joined):
+			x.tail = joined
+			return n, nil
+		default: // it was not one; p is read afresh
+			x.b = append(x.b, x.tail...)
+		}
+		x.tail = x.tail[:0]
+	}
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '&')
+		if i < 0 {
+			x.b = append(x.b, p...)
+			break
+		}
+		x.b = append(x.b, p[:i]...)
+		p = p[i:]
+		if len(p) < sqsReferenceLen && referenceStart(p) {
+			x.tail = append(x.tail, p...)
+			break
+		}
+		if as, ok := sqsReference(p[:min(len(p), sqsReferenceLen)]); ok {
+			x.b = append(x.b, as...)
+			p = p[sqsReferenceLen:]
+		} else {
+			x.b = append(x.b, '&')
+			p = p[1:]
+		}
+	}
+	return n, nil
+}
+
+// sqsReference returns what ref is rewritten as, if it is one of ours.
+func sqsReference(ref []byte) (string, bool) {
+	for _, r := range sqsReferences {
+		if string(ref) == r.ref {
+			return r.as, true
+		}
+	}
+	return "", false
+}
+
+// referenceStart reports whether p could be the start of one of ours.
+func referenceStart(p []byte) bool {
+	for _, r := range sqsReferences {
+		if len(p) <= len(r.ref) && r.ref[:len(p)] == string(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// flush returns what was written, the start of a reference at the end
+// included.
+func (x *sqsXML) flush() []byte {
+	x.b = append(x.b, x.tail...)
+	x.tail = x.tail[:0]
+	return x.b
 }
 
 // writeBody answers with a complete body and its Content-Length, as SQS
 // does; without the length, net/http would send larger answers chunked.
 func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	// As Set sets them, with the values in one allocation.
+	values := []string{contentType, strconv.Itoa(len(body))}
+	h["Content-Type"], h["Content-Length"] = values[0:1:1], values[1:2:2]
 	w.WriteHeader(status)
 	w.Write(body)
 }
@@ -242,8 +392,12 @@ func writeXMLError(w http.ResponseWriter, id string, err error) {
 	resp.Error.Code = we.queryCode
 	resp.Error.Message = we.queryMessage(msg)
 	resp.RequestID = id
-	b, _ := xml.Marshal(resp)
-	writeXML(w, we.status, `<?xml version="1.0"?>`+"\n"+string(b))
+	buf := getBuffer()
+	defer buf.release()
+	x := sqsXML{b: append(buf.b, `<?xml version="1.0"?>`+"\n"...)}
+	xml.NewEncoder(&x).Encode(resp)
+	buf.b = x.flush()
+	writeBody(w, we.status, "text/xml", buf.b)
 }
 
 // ServeJSON answers a JSON-protocol request: X-Amz-Target names the action
@@ -257,13 +411,16 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, engine.Errorf(errUnknownOperation, "Operation %s is not supported by this service.", target))
 		return
 	}
-	body, err := readBody(w, r)
+	buf := getBuffer()
+	defer buf.release()
+	body, err := readBody(w, r, buf)
 	if err != nil {
 		writeJSONError(w, readError(err))
 		return
 	}
 	in := a.newInput()
-	if len(bytes.TrimSpace(body)) > 0 {
+	if len(bytes.TrimSpace(body)) > 0 && !decodeJSONFast(body, in) {
+		in = a.newInput()
 		if err := json.Unmarshal(body, in); err != nil {
 			writeJSONError(w, engine.Errorf(errSerialization, "Could not read the request body: %v", err))
 			return
@@ -276,22 +433,36 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	b := []byte("{}")
-	if out != nil {
+	writeJSONResult(w, out)
+}
+
+// writeJSONResult answers out, an action's result (nil for an empty one),
+// in the JSON protocol.
+func writeJSONResult(w http.ResponseWriter, out any) {
+	buf := getBuffer()
+	defer buf.release()
+	b, ok := appendJSONResult(buf.b, out)
+	switch {
+	case out == nil:
+		b = append(b, "{}"...)
+	case !ok:
+		var err error
 		if b, err = json.Marshal(out); err != nil {
 			writeJSONError(w, engine.Errorf(engine.ErrInternal, "encoding result: %v", err))
 			return
 		}
 	}
+	buf.b = b
 	writeBody(w, http.StatusOK, jsonContentType, b)
 }
 
 func writeJSONError(w http.ResponseWriter, err error) {
 	we, msg := toWire(err)
-	b, _ := json.Marshal(struct {
-		Type    string `json:"__type"`
-		Message string `json:"message"`
-	}{jsonType(we.shape), msg})
+	buf := getBuffer()
+	defer buf.release()
+	b := appendJSONString(append(buf.b, `{"__type":`...), jsonType(we.shape))
+	b = append(appendJSONString(append(b, `,"message":`...), msg), '}')
+	buf.b = b
 	w.Header().Set("x-amzn-query-error", we.queryCode+";"+we.faultType())
 	writeBody(w, we.status, jsonContentType, b)
 }

@@ -77,7 +77,7 @@ func TestQueryBodyAnnouncedOverCap(t *testing.T) {
 // exactly its size.
 func TestReadAnnounced(t *testing.T) {
 	want := bytes.Repeat([]byte("0123456789abcdef"), 3<<20/16+1)
-	got, err := readAnnounced(iotest.HalfReader(bytes.NewReader(want)), len(want))
+	got, err := readAnnounced(iotest.HalfReader(bytes.NewReader(want)), len(want), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestReadAnnounced(t *testing.T) {
 	if cap(got) != len(want) {
 		t.Errorf("buffer of %d bytes for a body of %d", cap(got), len(want))
 	}
-	if _, err := readAnnounced(strings.NewReader("short"), 6); !errors.Is(err, io.ErrUnexpectedEOF) {
+	if _, err := readAnnounced(strings.NewReader("short"), 6, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("short body: %v, want %v", err, io.ErrUnexpectedEOF)
 	}
 }
@@ -101,7 +101,7 @@ func TestAnnouncedLengthIsNotAllocated(t *testing.T) {
 	for range requests {
 		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{"))
 		r.ContentLength = announced
-		if _, err := readBody(httptest.NewRecorder(), r); err == nil {
+		if _, err := readBody(httptest.NewRecorder(), r, &buffer{}); err == nil {
 			t.Fatal("a body shorter than its length was accepted")
 		}
 	}
@@ -133,4 +133,45 @@ func TestBareGetOfQueueURL(t *testing.T) {
 			t.Errorf("GET %s: %d %s, want %d with %s", tc.path, w.Code, w.Body, tc.status, tc.body)
 		}
 	}
+}
+
+// sqsXMLReplacer is the rewrite sqsXML makes, over a whole document.
+var sqsXMLReplacer = strings.NewReplacer("&#34;", "&quot;", "&#39;", "&apos;", "&#xA;", "\n", "&#x9;", "\t")
+
+// writeSQSXML writes doc to an sqsXML in pieces, cut where cuts say.
+func writeSQSXML(doc string, cuts []byte) string {
+	var x sqsXML
+	for _, c := range cuts {
+		n := min(int(c)%8, len(doc))
+		x.Write([]byte(doc[:n]))
+		doc = doc[n:]
+	}
+	x.Write([]byte(doc))
+	return string(x.flush())
+}
+
+func TestSQSXMLRewritesReferencesCutAnywhere(t *testing.T) {
+	doc := `<a>&#34;q&#34; &#39;a&#39; &#xA;&#x9;&#xD; &amp;#34; &&#34; &#3 &#x &amp;&lt;</a>&#34`
+	want := sqsXMLReplacer.Replace(doc)
+	for n := 1; n <= len(doc); n++ {
+		for start := range n {
+			cuts := []byte{byte(start)}
+			for range len(doc) / n {
+				cuts = append(cuts, byte(n))
+			}
+			if got := writeSQSXML(doc, cuts); got != want {
+				t.Fatalf("cut %d then every %d: %q, want %q", start, n, got, want)
+			}
+		}
+	}
+}
+
+func FuzzSQSXMLRewrite(f *testing.F) {
+	f.Add(`&#34;&#39;&#xA;&#x9;&#xD;&amp;#34;`, []byte{1, 2, 3})
+	f.Add(`&&&#34&#34;;&#`, []byte{4, 4, 7})
+	f.Fuzz(func(t *testing.T, doc string, cuts []byte) {
+		if got, want := writeSQSXML(doc, cuts), sqsXMLReplacer.Replace(doc); got != want {
+			t.Fatalf("%q cut at %v: %q, want %q", doc, cuts, got, want)
+		}
+	})
 }

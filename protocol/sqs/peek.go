@@ -5,9 +5,6 @@ package sqs
 // /_aws/sqs/messages (package localstack).
 
 import (
-	"bytes"
-	"encoding/json"
-	"encoding/xml"
 	"maps"
 	"net/http"
 
@@ -35,24 +32,10 @@ func WriteReceiveResult(w http.ResponseWriter, msgs []Message, jsonProtocol bool
 	id := newRequestID(w)
 	out := &ReceiveMessageOutput{Messages: msgs}
 	if jsonProtocol {
-		b, err := json.Marshal(out)
-		if err != nil {
-			writeJSONError(w, wireErrorf(engine.ErrInternal, "encoding result: %v", err))
-			return
-		}
-		writeBody(w, http.StatusOK, jsonContentType, b)
+		writeJSONResult(w, out)
 		return
 	}
-	// The query protocol's envelope, as ServeQuery writes it.
-	const name = "ReceiveMessage"
-	var buf bytes.Buffer
-	buf.WriteString(`<?xml version="1.0"?>` + "\n<" + name + `Response xmlns="` + xmlNamespace + `">`)
-	if err := xml.NewEncoder(&buf).EncodeElement(out, xml.StartElement{Name: xml.Name{Local: name + "Result"}}); err != nil {
-		writeXMLError(w, id, wireErrorf(engine.ErrInternal, "encoding result: %v", err))
-		return
-	}
-	buf.WriteString("<ResponseMetadata><RequestId>" + id + "</RequestId></ResponseMetadata></" + name + "Response>")
-	writeXML(w, http.StatusOK, buf.String())
+	writeXMLResult(w, id, "ReceiveMessage", out)
 }
 
 // WriteError answers err in the JSON protocol when jsonProtocol is set,

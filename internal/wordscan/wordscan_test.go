@@ -1,0 +1,35 @@
+package wordscan
+
+import "testing"
+
+// The word tests agree with byte tests for every byte value below 0x80 at
+// every place in the word.
+func TestWordTests(t *testing.T) {
+	for at := range 8 {
+		for b := range 0x80 {
+			s := []byte("aaaaaaaa")
+			s[at] = byte(b)
+			w := Word(string(s))
+			if w&Highs != 0 {
+				t.Fatalf("%q has a high byte", s)
+			}
+			for _, c := range []byte{'"', '\\', '&', 0} {
+				if got, want := NotByte(w, c)&Highs == Highs, b != int(c); got != want {
+					t.Errorf("NotByte(%q, %q) says none is %q: %v", s, c, c, got)
+				}
+			}
+			for _, n := range []byte{0x20, 0x80, 0x61} {
+				all := true
+				for _, x := range s {
+					all = all && x >= n
+				}
+				if got := NotBelow(w, n)&Highs == Highs; got != all {
+					t.Errorf("NotBelow(%q, %#x) = %v, want %v", s, n, got, all)
+				}
+			}
+		}
+	}
+	if w := Word("\x01\x02\x03\x04\x05\x06\x07\x08"); w != 0x0807060504030201 {
+		t.Errorf("Word = %#x", w)
+	}
+}

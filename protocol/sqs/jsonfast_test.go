@@ -1,0 +1,316 @@
+package sqs
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// jsonFastActions are the actions whose inputs decodeJSONFast decodes.
+var jsonFastActions = []string{
+	"SendMessage", "SendMessageBatch", "ReceiveMessage", "DeleteMessage", "DeleteMessageBatch",
+	"ChangeMessageVisibility", "ChangeMessageVisibilityBatch",
+}
+
+// compareJSONDecoders decodes body into a fresh input of action with
+// decodeJSONFast and with encoding/json: whenever the fast decoder takes a
+// body, encoding/json must take it too, into an equal input. It reports
+// whether the fast decoder took it.
+func compareJSONDecoders(t *testing.T, action, body string) bool {
+	t.Helper()
+	a := actionTable()[action]
+	fast := a.newInput()
+	took := decodeJSONFast([]byte(body), fast)
+	std := a.newInput()
+	err := json.Unmarshal([]byte(body), std)
+	switch {
+	case took && err != nil:
+		t.Fatalf("%s: the fast decoder took %q, which encoding/json refuses: %v", action, body, err)
+	case took && !reflect.DeepEqual(fast, std):
+		t.Fatalf("%s: %q decoded as\n%#v\nwhere encoding/json has\n%#v", action, body, fast, std)
+	}
+	return took
+}
+
+// Bodies as SDKs send them, and the corners of JSON the fast decoder must
+// read as encoding/json reads them.
+var jsonFastTaken = [][2]string{
+	{"SendMessage", `{"QueueUrl":"` + fzStd + `","MessageBody":"hello","DelaySeconds":0,"MessageAttributes":{"color":{"DataType":"String","StringValue":"blue"},"bin":{"DataType":"Binary","BinaryValue":"AgME"}},"MessageSystemAttributes":{"AWSTraceHeader":{"DataType":"String","StringValue":"Root=1-5759e988"}}}`},
+	{"SendMessage", `{"QueueUrl":"` + fzFIFO + `","MessageBody":"ordered","MessageGroupId":"g1","MessageDeduplicationId":"d1"}`},
+	{"SendMessage", `{"queueurl":"q","MESSAGEBODY":"b","delaySECONDS":-0,"messageGroupID":"g"}`},
+	{"SendMessage", `{"Queue\u0055rl":"q","MessageBody":"a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude00 <&> é 😀"}`},
+	{"SendMessage", " \t\r\n{ \"MessageBody\" : \"x\" , \"Unknown\" : { \"a\" : [ 1 , -2.5e-3 , 0.5E+7 , true , false , null , { \"b\" : \"\\\"\" } , [ ] , { } ] } } \n"},
+	{"SendMessage", `{"MessageBody":null,"DelaySeconds":null,"MessageAttributes":null,"MessageSystemAttributes":null,"QueueUrl":null,"MessageGroupId":null}`},
+	{"SendMessage", `{"MessageBody":"","MessageAttributes":{}}`},
+	{"SendMessage", `{"MessageAttributes":{"a":null,"b":{},"c":{"BinaryValue":""},"d":{"BinaryValue":null,"StringValue":null,"DataType":null},"e":{"Other":[1]},"é\u00e9":{"DataType":"String"}}}`},
+	{"SendMessage", `{"MessageAttributes":{"a":{"DataType":"String"},"a":{"StringValue":"second wins"}}}`},
+	{"SendMessage", `{"DelaySeconds":-9223372036854775808}`},
+	{"SendMessage", `null`},
+	{"SendMessage", ` null `},
+	{"SendMessage", `{}`},
+	{"SendMessageBatch", `{"Entries":[{"Id":"0","MessageAttributes":{"kind":{"DataType":"String","StringValue":"order"}},"MessageBody":"a message body"},{"Id":"1","MessageBody":"two","DelaySeconds":5}],"QueueUrl":"` + fzStd + `"}`},
+	{"SendMessageBatch", `{"Entries":[],"QueueUrl":"q"}`},
+	{"SendMessageBatch", `{"Entries":null}`},
+	{"SendMessageBatch", `{"Entries":[null,{"id":"a","messagebody":"b"},{}]}`},
+	{"SendMessageBatch", `{"Entries":[{"Id":"1"},{"Id":"2"},{"Id":"3"},{"Id":"4"},{"Id":"5"},{"Id":"6"},{"Id":"7"},{"Id":"8"},{"Id":"9"},{"Id":"10"},{"Id":"11","MessageBody":"b"}]}`},
+	{"ReceiveMessage", `{"MaxNumberOfMessages":10,"MessageAttributeNames":["All"],"QueueUrl":"` + fzStd + `"}`},
+	{"ReceiveMessage", `{"QueueUrl":"q","AttributeNames":["All",null],"MessageSystemAttributeNames":[],"MessageAttributeNames":null,"MaxNumberOfMessages":0,"VisibilityTimeout":43200,"WaitTimeSeconds":20,"ReceiveRequestAttemptId":"att"}`},
+	{"DeleteMessage", `{"QueueUrl":"q","ReceiptHandle":"h"}`},
+	{"DeleteMessageBatch", `{"Entries":[{"Id":"0","ReceiptHandle":"h0"},{"Id":"1","ReceiptHandle":"h1"}],"QueueUrl":"q"}`},
+	{"ChangeMessageVisibility", `{"QueueUrl":"q","ReceiptHandle":"h","VisibilityTimeout":30}`},
+	{"ChangeMessageVisibilityBatch", `{"Entries":[{"Id":"a","ReceiptHandle":"h","VisibilityTimeout":10},{"Id":"b","VisibilityTimeout":null}],"QueueUrl":"q"}`},
+}
+
+// Bodies the fast decoder leaves to encoding/json, which may take them
+// (repeated members, Unicode folding, lone surrogates, invalid UTF-8,
+// numbers it would have to round) or refuse them.
+var jsonFastLeft = [][2]string{
+	{"SendMessage", `{"QueueUrl":"a","QueueUrl":"b"}`},
+	{"SendMessage", `{"MessageBody":"a","messagebody":"b"}`},
+	{"SendMessage", `{"Meſſagebody":"folded long s"}`},
+	{"SendMessage", `{"MessageBody":"\ud800"}`},
+	{"SendMessage", `{"MessageBody":"\udc00\ud800"}`},
+	{"SendMessage", "{\"MessageBody\":\"\xff\"}"},
+	{"SendMessage", "{\"Unknown\":\"\xc3\"}"},
+	{"SendMessage", `{"DelaySeconds":1.0}`},
+	{"SendMessage", `{"DelaySeconds":1e2}`},
+	{"SendMessage", `{"DelaySeconds":9223372036854775808}`},
+	{"SendMessage", `{"DelaySeconds":"1"}`},
+	{"SendMessage", `{"MessageBody":5}`},
+	{"SendMessage", `{"MessageAttributes":{"b":{"DataType":"Binary","BinaryValue":"!!"}}}`},
+	{"SendMessage", `{"MessageAttributes":[]}`},
+	{"SendMessage", `{"Unknown":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`},
+	{"SendMessage", `{"MessageBody":"x"} {}`},
+	{"SendMessage", `{"MessageBody":"x",}`},
+	{"SendMessage", `{"MessageBody" "x"}`},
+	{"SendMessage", `{"Unknown":01}`},
+	{"SendMessage", `{"Unknown":-}`},
+	{"SendMessage", `{"Unknown":1.}`},
+	{"SendMessage", `{"Unknown":.5}`},
+	{"SendMessage", `{"Unknown":tru}`},
+	{"SendMessage", "{\"MessageBody\":\"tab\there\"}"},
+	{"SendMessage", `{"MessageBody":"\x"}`},
+	{"SendMessage", `{"MessageBody":"\u12G4"}`},
+	{"SendMessage", `[]`},
+	{"SendMessage", `"x"`},
+	{"SendMessage", ``},
+	{"SendMessage", "\ufeff{}"},
+	{"SendMessageBatch", `{"Entries":[{"Id":"a"}],"Entries":[{"MessageBody":"merged"}]}`},
+	{"SendMessageBatch", `{"Entries":{}}`},
+	{"SendMessageBatch", `{"Entries":[1]}`},
+	{"ReceiveMessage", `{"AttributeNames":["All",1]}`},
+	{"ReceiveMessage", `{"MaxNumberOfMessages":true}`},
+}
+
+func TestJSONFastDecoderAgreesWithEncodingJSON(t *testing.T) {
+	for _, c := range jsonFastTaken {
+		if !compareJSONDecoders(t, c[0], c[1]) {
+			t.Errorf("%s: the fast decoder left %q to encoding/json", c[0], c[1])
+		}
+	}
+	for _, c := range jsonFastLeft {
+		if compareJSONDecoders(t, c[0], c[1]) {
+			t.Errorf("%s: the fast decoder took %q", c[0], c[1])
+		}
+	}
+	// Every JSON seed of the fuzz targets, into every input it decodes.
+	for _, s := range fzJSONSeeds {
+		for _, action := range jsonFastActions {
+			compareJSONDecoders(t, action, s[1])
+		}
+	}
+}
+
+// The fast decoder leaves the inputs of other actions to encoding/json.
+func TestJSONFastDecoderOnlyTakesMessageActions(t *testing.T) {
+	for _, action := range Actions() {
+		taken := false
+		for _, a := range jsonFastActions {
+			taken = taken || a == action
+		}
+		if got := decodeJSONFast([]byte(`{}`), actionTable()[action].newInput()); got != taken {
+			t.Errorf("%s: decodeJSONFast took {}: %v, want %v", action, got, taken)
+		}
+	}
+}
+
+// The strings that outlive a request have memory of their own; the others
+// share the body's.
+func TestJSONFastDecoderCopiesLastingStrings(t *testing.T) {
+	within := func(s, body string) bool {
+		p, start := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(body)))
+		return p >= start && p < start+uintptr(len(body))
+	}
+	body := `{"QueueUrl":"u","Entries":[{"Id":"a","MessageBody":"b","MessageGroupId":"g","MessageDeduplicationId":"d"}]}`
+	var in SendMessageBatchInput
+	if !decodeJSONString(body, &in) {
+		t.Fatal("not taken")
+	}
+	e := in.Entries[0]
+	if !within(e.Id, body) || !within(*e.MessageBody, body) {
+		t.Error("a passing string was copied")
+	}
+	for _, s := range []string{in.QueueUrl, *e.MessageGroupId, *e.MessageDeduplicationId} {
+		if within(s, body) {
+			t.Errorf("%q shares the body's memory", s)
+		}
+	}
+	body = `{"QueueUrl":"u","ReceiveRequestAttemptId":"a"}`
+	var r ReceiveMessageInput
+	if !decodeJSONString(body, &r) || within(r.QueueUrl, body) || within(r.ReceiveRequestAttemptId, body) {
+		t.Errorf("receive: %+v", r)
+	}
+}
+
+// FuzzJSONFastDecoder holds the fast decoder to encoding/json on any body:
+// what it takes, encoding/json takes into an equal input.
+func FuzzJSONFastDecoder(f *testing.F) {
+	for _, c := range jsonFastTaken {
+		f.Add(c[1])
+	}
+	for _, c := range jsonFastLeft {
+		f.Add(c[1])
+	}
+	for _, s := range fzJSONSeeds {
+		f.Add(s[1])
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, action := range jsonFastActions {
+			compareJSONDecoders(t, action, body)
+		}
+	})
+}
+
+// jsonResults builds a result of each shape the fast encoder writes from
+// the given strings and bytes, with lists nil, empty or full as n says.
+func jsonResults(a, b string, bin []byte, n uint8) []any {
+	list := func(k uint8) int { return int(n>>k&3) - 1 } // -1 for nil
+	send := SendMessageOutput{MD5OfMessageBody: a, MessageId: b}
+	if n&1 != 0 {
+		send.MD5OfMessageAttributes, send.MD5OfMessageSystemAttributes, send.SequenceNumber = b, a, a+b
+	}
+	var batch SendMessageBatchOutput
+	var del DeleteMessageBatchOutput
+	var vis ChangeMessageVisibilityBatchOutput
+	var recv ReceiveMessageOutput
+	if k := list(1); k >= 0 {
+		batch.Successful = make([]SendMessageBatchResultEntry, k)
+		del.Successful = make([]BatchResultEntry, k)
+		recv.Messages = make([]Message, k)
+		for i := range k {
+			batch.Successful[i] = SendMessageBatchResultEntry{Id: a, SendMessageOutput: send}
+			del.Successful[i] = BatchResultEntry{Id: b}
+			m := Message{MessageId: a, ReceiptHandle: b, MD5OfBody: a, Body: b + a}
+			if i > 0 || n&1 != 0 {
+				m.Attributes = attributeMap{a: b, b: a, "SentTimestamp": "1"}
+				m.MD5OfMessageAttributes = b
+				m.MessageAttributes = messageAttributeMap{
+					a: {StringValue: b, DataType: "String"}, b: {BinaryValue: bin, DataType: a},
+					"e": {}, "s": {StringValue: a, BinaryValue: bin, DataType: "Binary"},
+				}
+			}
+			recv.Messages[i] = m
+		}
+	}
+	if k := list(3); k >= 0 {
+		batch.Failed = make([]BatchResultErrorEntry, k)
+		for i := range k {
+			batch.Failed[i] = BatchResultErrorEntry{Id: a, SenderFault: i%2 == 0, Code: b, Message: strings.Repeat(a, i)}
+		}
+		del.Failed = batch.Failed
+	}
+	vis.Successful, vis.Failed = del.Successful, del.Failed
+	return []any{&send, &batch, &recv, &del, &vis}
+}
+
+// compareJSONEncoders holds appendJSONResult to json.Marshal.
+func compareJSONEncoders(t *testing.T, out any) {
+	t.Helper()
+	got, ok := appendJSONResult(nil, out)
+	if !ok {
+		t.Fatalf("%T not encoded", out)
+	}
+	want, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("%T encoded as\n%s\nwhere encoding/json writes\n%s", out, got, want)
+	}
+}
+
+var jsonTrickyStrings = []string{
+	"", "plain", `"quoted" \back\slash/`, "<html> & friends", "\x00\x01\b\f\n\r\t\x1f\x7f",
+	"héllo 😀 \u4e16\u754c", "\u2028\u2029", "\xff\xfe bad \xc3", "\ufffd", "a\u0300",
+}
+
+func TestJSONEncoderAgreesWithEncodingJSON(t *testing.T) {
+	for _, a := range jsonTrickyStrings {
+		for _, b := range jsonTrickyStrings {
+			for n := range uint8(16) {
+				for _, out := range jsonResults(a, b, []byte(a), n) {
+					compareJSONEncoders(t, out)
+				}
+			}
+		}
+	}
+	if _, ok := appendJSONResult(nil, &QueueURLOutput{}); ok {
+		t.Error("the fast encoder took a result it does not know")
+	}
+}
+
+// Every character that needs care, at every place in a word of eight.
+func TestJSONCodecsAtEveryOffset(t *testing.T) {
+	for _, c := range []string{`"`, `\\`, "<", ">", "&", "\x00", "\x1f", " ", "\x7f", "é", "\u2028", "\xff"} {
+		for at := range 20 {
+			s := strings.Repeat("a", at) + c + strings.Repeat("b", 19-at)
+			compareJSONEncoders(t, &SendMessageOutput{MessageId: s})
+			compareJSONDecoders(t, "DeleteMessage", `{"ReceiptHandle":"`+s+`"}`)
+			if body := `{"ReceiptHandle":` + string(must(json.Marshal(s))) + `}`; !compareJSONDecoders(t, "DeleteMessage", body) {
+				t.Errorf("the fast decoder left %s to encoding/json", body)
+			}
+		}
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func FuzzJSONEncoder(f *testing.F) {
+	for i, s := range jsonTrickyStrings {
+		f.Add(s, jsonTrickyStrings[len(jsonTrickyStrings)-1-i], []byte(s), uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, a, b string, bin []byte, n uint8) {
+		for _, out := range jsonResults(a, b, bin, n) {
+			compareJSONEncoders(t, out)
+		}
+	})
+}
+
+var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+func TestRequestIDs(t *testing.T) {
+	src := newIDSource(strings.NewReader(strings.Repeat("\xff", 16)))
+	seen := map[string]bool{}
+	for range 1000 {
+		id := src.next()
+		if !uuidV4.MatchString(id) || seen[id] {
+			t.Fatalf("id %q: not a fresh version-4 UUID", id)
+		}
+		seen[id] = true
+	}
+	// The counter wraps within its twelve digits, prefix untouched.
+	if id := src.next(); !strings.HasPrefix(id, "ffffffff-ffff-4fff-bfff-000000000") {
+		t.Errorf("after wrapping: %q", id)
+	}
+	if a, b := requestIDs.next(), requestIDs.next(); a == b || !uuidV4.MatchString(a) {
+		t.Errorf("request ids %q, %q", a, b)
+	}
+}
