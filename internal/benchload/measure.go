@@ -361,14 +361,20 @@ func (m *cpuMeter) read() (time.Duration, error) {
 // GOMAXPROCS=2 (serverEnv) keeps the runtime's shape as on the machine;
 // asynchronous preemption is off because goroutines that run 50 times
 // longer would be preempted, by signal, far more often than they are
-// without valgrind.
+// without valgrind. --fair-sched=yes hands valgrind's lock from thread to
+// thread in turn: with its default lock, a thread spinning in the Go
+// runtime can keep it for time slice after time slice while the thread it
+// waits for cannot run. The runtime's background sweeper does that when it
+// finds the sweep unfinished because another thread is sweeping (it yields
+// and tries again), and a phase in which it did counted up to fifty times
+// the instructions of one in which it did not.
 type callgrindTool struct{ valgrind, control string }
 
 func (callgrindTool) name() string { return "under callgrind" }
 
 func (t callgrindTool) command(dir, bin string, args []string) *exec.Cmd {
 	cmd := exec.Command(t.valgrind, append([]string{
-		"--tool=callgrind", "--instr-atstart=no",
+		"--tool=callgrind", "--fair-sched=yes", "--instr-atstart=no",
 		"--callgrind-out-file=" + filepath.Join(dir, "callgrind.out"),
 		"--log-file=" + filepath.Join(dir, "valgrind.log"),
 		bin}, args...)...)
