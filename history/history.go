@@ -121,13 +121,18 @@ func (s *Sampler) Start() {
 
 // hold waits, after a sample, until changed is closed or the next instant
 // at which a queue changes by itself comes. It reports false on Stop.
+//
+// That instant is on the engine's clock, and waited for in real time, as
+// the clock runs when no one moves it: moving the clock is a change, and
+// the engine's own timers are its business (tests count them). A wait
+// that ends early only takes a sample.
 func (s *Sampler) hold(changed <-chan struct{}) bool {
 	var due <-chan time.Time
-	stopDue := func() {}
 	if next := s.e.NextDue(); !next.IsZero() {
-		due, stopDue = s.e.Clock().After(next.Sub(s.e.Now()))
+		t := time.NewTimer(next.Sub(s.e.Now()))
+		defer t.Stop()
+		due = t.C
 	}
-	defer stopDue()
 	select {
 	case <-changed:
 	case <-due:
