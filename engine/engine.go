@@ -94,7 +94,7 @@ func Open(opts Options) (*Engine, error) {
 		opts.Clock = NewOffsetClock()
 	}
 	if opts.Random == nil {
-		opts.Random = rand.Reader
+		opts.Random = &randomBuffer{src: rand.Reader}
 	}
 	if opts.Region == "" {
 		opts.Region = DefaultRegion
@@ -181,8 +181,45 @@ func (e *Engine) Now() time.Time { return e.clock.Now() }
 // the same time.
 func (e *Engine) Clock() Clock { return e.clock }
 
+// randomBuffer reads ahead from a source of randomness, so that the ids and
+// nonces of messages, 24 bytes a message, do not cost a system call each.
+type randomBuffer struct {
+	mu   sync.Mutex // guards buf and left
+	src  io.Reader
+	buf  [512]byte
+	left int // unread bytes, at the end of buf
+}
+
+func (r *randomBuffer) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for n < len(p) {
+		if r.left == 0 {
+			if _, err := io.ReadFull(r.src, r.buf[:]); err != nil {
+				return n, err
+			}
+			r.left = len(r.buf)
+		}
+		k := copy(p[n:], r.buf[len(r.buf)-r.left:])
+		r.left -= k
+		n += k
+	}
+	return n, nil
+}
+
+// newID makes a random (version 4) UUID.
 func (e *Engine) newID() (string, error) {
-	u, err := uuid.NewRandomFromReader(e.opts.Random)
+	var u uuid.UUID
+	var err error
+	if r, ok := e.opts.Random.(*randomBuffer); ok {
+		// Read directly, not through io.Reader, so that u stays on the stack.
+		_, err = r.Read(u[:])
+		u[6] = u[6]&0x0f | 0x40 // the version, as uuid.NewRandom sets it
+		u[8] = u[8]&0x3f | 0x80 // and the variant
+	} else {
+		u, err = uuid.NewRandomFromReader(e.opts.Random)
+	}
 	if err != nil {
 		return "", err
 	}

@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -21,6 +24,11 @@ import (
 // did issue: the first is ReceiptHandleIsInvalid, the second behaves as SQS
 // documents for old handles. The version byte also makes every handle start
 // with "A", never with "-", which a command line would read as a flag.
+//
+// The MAC is AES in CBC-MAC over the token's input, two blocks long, under a
+// key derived from the stored one. Tokens issued by earlier versions carry
+// an HMAC-SHA256 under the stored key itself, and still check: a token is
+// one minisqs issued if either MAC matches.
 const (
 	receiptHandleVersion = 2
 	receiptHandleLen     = 1 + 16 + 8 + tokenLen
@@ -35,8 +43,30 @@ const handleKeyKey = "c:handlekey"
 
 // handleSigner makes and checks delivery tokens under one key.
 type handleSigner struct {
-	macs sync.Pool // of hash.Hash keyed with the store's key
+	key   []byte       // the stored key, for the HMAC of earlier tokens
+	block cipher.Block // AES under the key derived from it
+	mu    sync.Mutex   // guards idle
+	// idle holds scratch space for MACs not in use; unlike a sync.Pool's,
+	// it survives garbage collections, and with it an HMAC's precomputed
+	// key state.
+	idle []*tokenMAC
 }
+
+// tokenMAC is room for a token's MAC input and its sums.
+type tokenMAC struct {
+	in   [16 + 8 + nonceLen]byte
+	out  [aes.BlockSize]byte
+	hmac hash.Hash // made the first time an earlier token is checked
+	sum  [sha256.Size]byte
+}
+
+// maxIdleMACs bounds the scratch kept, a few for each goroutine that may be
+// receiving at once.
+const maxIdleMACs = 64
+
+// tokenAESKeyLabel derives the AES key from the stored one, so that no key
+// serves two algorithms.
+const tokenAESKeyLabel = "minisqs receipt token AES-256 key"
 
 // loadHandleSigner reads the store's key, or makes one and stores it.
 func loadHandleSigner(s *store, random io.Reader) (*handleSigner, error) {
@@ -68,21 +98,62 @@ func loadHandleSigner(s *store, random io.Reader) (*handleSigner, error) {
 			return nil, err
 		}
 	}
-	return &handleSigner{macs: sync.Pool{New: func() any { return hmac.New(sha256.New, key) }}}, nil
+	return newHandleSigner(key)
 }
 
-func (h *handleSigner) mac(qid [16]byte, seq uint64, nonce []byte) [macLen]byte {
-	var in [16 + 8 + nonceLen]byte
-	copy(in[:16], qid[:])
-	binary.BigEndian.PutUint64(in[16:24], seq)
-	copy(in[24:], nonce)
-	m := h.macs.Get().(hash.Hash)
-	m.Reset()
-	m.Write(in[:])
-	var sum [sha256.Size]byte
-	m.Sum(sum[:0])
-	h.macs.Put(m)
-	return [macLen]byte(sum[:macLen])
+func newHandleSigner(key []byte) (*handleSigner, error) {
+	derive := hmac.New(sha256.New, key)
+	derive.Write([]byte(tokenAESKeyLabel))
+	block, err := aes.NewCipher(derive.Sum(nil))
+	if err != nil {
+		return nil, err
+	}
+	return &handleSigner{key: key, block: block}, nil
+}
+
+// scratch lends a tokenMAC holding the input for message seq of queue qid
+// under nonce; done gives it back.
+func (h *handleSigner) scratch(qid [16]byte, seq uint64, nonce []byte) *tokenMAC {
+	h.mu.Lock()
+	var t *tokenMAC
+	if n := len(h.idle); n > 0 {
+		t, h.idle = h.idle[n-1], h.idle[:n-1]
+	}
+	h.mu.Unlock()
+	if t == nil {
+		t = new(tokenMAC)
+	}
+	copy(t.in[:16], qid[:])
+	binary.BigEndian.PutUint64(t.in[16:24], seq)
+	copy(t.in[24:], nonce)
+	return t
+}
+
+func (h *handleSigner) done(t *tokenMAC) {
+	h.mu.Lock()
+	if len(h.idle) < maxIdleMACs {
+		h.idle = append(h.idle, t)
+	}
+	h.mu.Unlock()
+}
+
+// mac is the CBC-MAC of t's input: its two blocks of a fixed length, for
+// which CBC-MAC is a secure MAC.
+func (h *handleSigner) mac(t *tokenMAC) [macLen]byte {
+	h.block.Encrypt(t.out[:], t.in[:aes.BlockSize])
+	subtle.XORBytes(t.out[:], t.out[:], t.in[aes.BlockSize:])
+	h.block.Encrypt(t.out[:], t.out[:])
+	return [macLen]byte(t.out[:macLen])
+}
+
+// legacyMAC is the HMAC-SHA256 of t's input that earlier versions issued.
+func (h *handleSigner) legacyMAC(t *tokenMAC) [macLen]byte {
+	if t.hmac == nil {
+		t.hmac = hmac.New(sha256.New, h.key)
+	}
+	t.hmac.Reset()
+	t.hmac.Write(t.in[:])
+	return [macLen]byte(t.hmac.Sum(t.sum[:0])[:macLen])
 }
 
 // newToken gives m a fresh delivery token in queue qid.
@@ -90,14 +161,22 @@ func (h *handleSigner) newToken(random io.Reader, qid [16]byte, m *message) erro
 	if _, err := io.ReadFull(random, m.token[:nonceLen]); err != nil {
 		return err
 	}
-	mac := h.mac(qid, m.seq, m.token[:nonceLen])
+	t := h.scratch(qid, m.seq, m.token[:nonceLen])
+	mac := h.mac(t)
+	h.done(t)
 	copy(m.token[nonceLen:], mac[:])
 	return nil
 }
 
 // valid reports whether token was issued for message seq of queue qid.
 func (h *handleSigner) valid(qid [16]byte, seq uint64, token [tokenLen]byte) bool {
-	mac := h.mac(qid, seq, token[:nonceLen])
+	t := h.scratch(qid, seq, token[:nonceLen])
+	defer h.done(t)
+	mac := h.mac(t)
+	if hmac.Equal(mac[:], token[nonceLen:]) {
+		return true
+	}
+	mac = h.legacyMAC(t)
 	return hmac.Equal(mac[:], token[nonceLen:])
 }
 

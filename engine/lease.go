@@ -74,16 +74,19 @@ func (q *Queue) leaseLocked(h string, staleReason Reason) (*message, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !q.e.handles.valid(qid, seq, token) {
+	// A message never received has no delivery to name, whatever the token.
+	m := q.msgs.get(seq)
+	current := qid == q.uuid && m != nil && m.receiveCount > 0 && m.token == token
+	// The current delivery's token is one this engine issued; any other
+	// token's MAC tells a stale handle from one never issued.
+	if !current && !q.e.handles.valid(qid, seq, token) {
 		return nil, errHandleNeverIssued(h)
 	}
 	if qid != q.uuid {
 		// AWS's words (aws/aws-sdk-java-v2#3101, spulec/PyQS#24).
 		return nil, ErrHandleInvalid(h, ReasonOtherQueue)
 	}
-	m := q.msgs.get(seq)
-	// A message never received has no delivery to name, whatever the token.
-	if m == nil || m.receiveCount == 0 || m.token != token {
+	if !current {
 		return nil, ErrHandleStale(h, staleReason)
 	}
 	return m, nil

@@ -413,6 +413,10 @@ func (q *Queue) removeLocked(m *message) {
 		g.members--
 		q.updateAvailabilityLocked(g)
 	}
+	// Messages mostly go in the order they came, so m's entries are often
+	// at the heaps' tops: dropping them now keeps the tops live for the
+	// sweeper and for waits, at the cost they would have later.
+	q.trimLocked()
 	q.compactLocked()
 }
 

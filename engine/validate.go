@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/minisqs/minisqs/internal/wordscan"
 )
 
 // validBodyRune reports whether r is allowed in a message body or string
@@ -20,6 +22,9 @@ func validBodyRune(r rune) bool {
 // validText reports whether s is valid UTF-8 of allowed characters only.
 func validText(s string) bool {
 	for i := 0; i < len(s); {
+		if i = wordscan.PrintableRun(s, i); i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != 0x9 && c != 0xA && c != 0xD {

@@ -22,6 +22,20 @@ func Word(s string) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
+// PrintableRun returns the index of the first byte of s from i on that is
+// not printable ASCII (0x20 to 0x7f), or len(s).
+func PrintableRun(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		w := Word(s[i : i+8])
+		if w&Highs != 0 || NotBelow(w, ' ')&Highs != Highs {
+			break
+		}
+	}
+	for ; i < len(s) && s[i] >= ' ' && s[i] < 0x80; i++ {
+	}
+	return i
+}
+
 // NotByte has the top bit of each byte of w set unless that byte is c;
 // every byte of w must be below 0x80.
 func NotByte(w uint64, c byte) uint64 { return (w ^ Ones*uint64(c)) + 0x7f*Ones }

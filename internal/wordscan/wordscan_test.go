@@ -1,6 +1,9 @@
 package wordscan
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The word tests agree with byte tests for every byte value below 0x80 at
 // every place in the word.
@@ -31,5 +34,19 @@ func TestWordTests(t *testing.T) {
 	}
 	if w := Word("\x01\x02\x03\x04\x05\x06\x07\x08"); w != 0x0807060504030201 {
 		t.Errorf("Word = %#x", w)
+	}
+}
+
+func TestPrintableRun(t *testing.T) {
+	for _, c := range []string{"\x00", "\x1f", "\x80", "\xff", "é"} {
+		for at := range 20 {
+			s := "  " + strings.Repeat("~", at) + c + "\x7f"
+			if got := PrintableRun(s, 2); got != 2+at {
+				t.Errorf("PrintableRun(%q, 2) = %d, want %d", s, got, 2+at)
+			}
+		}
+	}
+	if s := strings.Repeat("\x7f ~", 7); PrintableRun(s, 0) != len(s) {
+		t.Errorf("PrintableRun stops in %q", s)
 	}
 }

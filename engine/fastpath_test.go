@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestRandomBufferReadsAhead(t *testing.T) {
+	src := strings.NewReader(strings.Repeat("0123456789abcdef", 64)) // two buffers' worth
+	r := &randomBuffer{src: src}
+	var got []byte
+	for _, n := range []int{8, 16, 500, 24, 1, 475} {
+		p := make([]byte, n)
+		if k, err := r.Read(p); k != n || err != nil {
+			t.Fatalf("Read(%d) = %d, %v", n, k, err)
+		}
+		got = append(got, p...)
+	}
+	if want := strings.Repeat("0123456789abcdef", 64); string(got) != want {
+		t.Fatalf("read %q, want the source in order", got)
+	}
+	if _, err := r.Read(make([]byte, 1)); err == nil {
+		t.Fatal("no error from an exhausted source")
+	}
+}
+
+// validText reads printable ASCII eight bytes at a time: every character
+// at every place in a word is judged as one at a time would be.
+func TestValidTextAtEveryOffset(t *testing.T) {
+	oneByOne := func(s string) bool {
+		if !utf8.ValidString(s) {
+			return false
+		}
+		for _, r := range s {
+			if !validBodyRune(r) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range []string{"\x00", "\x08", "\t", "\n", "\r", "\x1f", " ", "~", "\x7f", "é", "\ufffe", "\U0001F600", "\xff", "\xc3"} {
+		for at := range 20 {
+			s := strings.Repeat("a", at) + c + strings.Repeat("b", 19-at)
+			if got, want := validText(s), oneByOne(s); got != want {
+				t.Errorf("validText(%q) = %v, want %v", s, got, want)
+			}
+		}
+	}
+}
+
+// Tokens are MACed with AES now; those that earlier versions issued, under
+// HMAC-SHA256 of the same stored key, still check.
+func TestTokensOfEarlierVersionsStillCheck(t *testing.T) {
+	key := []byte(strings.Repeat("k", handleKeyLen))
+	h, err := newHandleSigner(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qid := [16]byte{1, 2, 3}
+	const seq = 42
+	m := &message{seq: seq}
+	if err := h.newToken(strings.NewReader("noncenon"), qid, m); err != nil {
+		t.Fatal(err)
+	}
+	if !h.valid(qid, seq, m.token) {
+		t.Fatal("a token just issued does not check")
+	}
+	var in [16 + 8 + nonceLen]byte
+	copy(in[:], qid[:])
+	binary.BigEndian.PutUint64(in[16:], seq)
+	copy(in[24:], "noncenon")
+	old := hmac.New(sha256.New, key)
+	old.Write(in[:])
+	var legacy [tokenLen]byte
+	copy(legacy[:], "noncenon")
+	copy(legacy[nonceLen:], old.Sum(nil))
+	if legacy == m.token {
+		t.Fatal("the new MAC is the old one")
+	}
+	if !h.valid(qid, seq, legacy) {
+		t.Fatal("a token of an earlier version does not check")
+	}
+	for i := range tokenLen {
+		forged := m.token
+		forged[i] ^= 1
+		if h.valid(qid, seq, forged) {
+			t.Fatalf("a token with byte %d changed checks", i)
+		}
+	}
+	if h.valid(qid, seq+1, m.token) || h.valid([16]byte{9}, seq, m.token) {
+		t.Fatal("a token checks for another message")
+	}
+}
