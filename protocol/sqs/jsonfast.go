@@ -179,6 +179,14 @@ func (d *jsonIn) array(elem func() bool) (int, bool) {
 func (d *jsonIn) str() (string, bool) {
 	d.i++ // the opening quote
 	start := d.i
+	// Most strings are printable ASCII without escapes: their end is the
+	// next quote, which IndexByte finds many bytes at a time.
+	if n := strings.IndexByte(d.s[start:], '"'); n >= 0 {
+		if v := d.s[start : start+n]; strings.IndexByte(v, '\\') < 0 && wordscan.PrintableRun(v, 0) == n {
+			d.i += n + 1
+			return v, true
+		}
+	}
 	for {
 		d.i = plainRun(d.s, d.i, false)
 		if d.i == len(d.s) {
@@ -212,9 +220,13 @@ func plainRun(s string, i int, html bool) int {
 		if w&wordscan.Highs != 0 {
 			break
 		}
-		m := wordscan.NotBelow(w, ' ') & wordscan.NotByte(w, '"') & wordscan.NotByte(w, '\\')
+		m := wordscan.NotBelow(w, ' ') & wordscan.NotByte(w, '\\')
 		if html {
-			m &= wordscan.NotByte(w, '<') & wordscan.NotByte(w, '>') & wordscan.NotByte(w, '&')
+			// " and & differ in one bit, as do < and >: setting it tests
+			// for both at once.
+			m &= wordscan.NotByte(w|0x04*wordscan.Ones, '&') & wordscan.NotByte(w|0x02*wordscan.Ones, '>')
+		} else {
+			m &= wordscan.NotByte(w, '"')
 		}
 		if m&wordscan.Highs != wordscan.Highs {
 			break
