@@ -2,9 +2,7 @@ package protocol_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,47 +11,21 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/legacy"
-
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/internal/apitest"
 	"github.com/minisqs/minisqs/protocol"
 	"github.com/minisqs/minisqs/protocol/rest"
 )
 
-// The test-control API's OpenAPI document; every request and answer of
-// these tests is checked against it.
-var (
-	ctlOnce   sync.Once
-	ctlDoc    *openapi3.T
-	ctlRouter routers.Router
-	ctlErr    error
-)
-
-func ctlSpec(t testing.TB) routers.Router {
-	t.Helper()
-	ctlOnce.Do(func() {
-		raw, err := os.ReadFile("../docs/control-openapi.json")
-		if err != nil {
-			ctlErr = err
-			return
-		}
-		loader := openapi3.NewLoader()
-		if ctlDoc, ctlErr = loader.LoadFromData(raw); ctlErr != nil {
-			return
-		}
-		if ctlErr = ctlDoc.Validate(loader.Context); ctlErr != nil {
-			return
-		}
-		ctlRouter, ctlErr = legacy.NewRouter(ctlDoc)
-	})
-	if ctlErr != nil {
-		t.Fatalf("control OpenAPI document: %v", ctlErr)
+// The fault and request routes' OpenAPI document; every request and answer
+// of these tests is checked against it.
+var ctlOpenAPI = sync.OnceValues(func() (*apitest.Spec, error) {
+	raw, err := os.ReadFile("../docs/control-openapi.json")
+	if err != nil {
+		return nil, err
 	}
-	return ctlRouter
-}
+	return apitest.Load(raw)
+})
 
 type ctlEnv struct {
 	t     *testing.T
@@ -73,79 +45,30 @@ func newCtlEnv(t *testing.T, tokens map[string]rest.Role) *ctlEnv {
 	return &ctlEnv{t: t, url: srv.URL}
 }
 
-type ctlResp struct {
-	op     string // the document's operationId
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (r ctlResp) code(t *testing.T) string {
-	t.Helper()
-	var e struct {
-		Error struct{ Code, Message string }
-	}
-	if err := json.Unmarshal(r.body, &e); err != nil || e.Error.Code == "" || e.Error.Message == "" {
-		t.Fatalf("not an error answer: %d %s", r.status, r.body)
-	}
-	return e.Error.Code
-}
-
 // do sends a request, which the document must accept when valid is set and
 // refuse otherwise, and checks the answer against the document.
-func (v *ctlEnv) do(method, path, body string, valid bool) ctlResp {
+func (v *ctlEnv) do(method, path, body string, valid bool) *apitest.Resp {
 	v.t.Helper()
-	req, err := http.NewRequest(method, v.url+path, strings.NewReader(body))
+	spec, err := ctlOpenAPI()
 	if err != nil {
-		v.t.Fatal(err)
+		v.t.Fatalf("control OpenAPI document: %v", err)
 	}
+	mode := apitest.Valid
+	if !valid {
+		mode = apitest.Invalid
+	}
+	var b any
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		b = body
 	}
-	if v.token != "" {
-		req.Header.Set("Authorization", "Bearer "+v.token)
-	}
-	vreq := req.Clone(context.Background())
-	vreq.Body = io.NopCloser(strings.NewReader(body))
-	vreq.URL.Host, vreq.URL.Scheme = "", "" // match the document's relative paths
-	route, params, err := ctlSpec(v.t).FindRoute(vreq)
-	if err != nil {
-		v.t.Fatalf("%s %s: no operation in the document: %v", method, path, err)
-	}
-	in := &openapi3filter.RequestValidationInput{
-		Request: vreq, PathParams: params, Route: route,
-		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, SkipSettingDefaults: true},
-	}
-	verr := openapi3filter.ValidateRequest(context.Background(), in)
-	if valid && verr != nil {
-		v.t.Errorf("%s %s %s: the document refuses the request: %v", method, path, body, verr)
-	}
-	if !valid && verr == nil {
-		v.t.Errorf("%s %s %s: the document accepts a request the test takes as invalid", method, path, body)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		v.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
-	in.Request.Body = io.NopCloser(strings.NewReader(body))
-	rin := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: in, Status: res.StatusCode, Header: res.Header,
-		Options: &openapi3filter.Options{IncludeResponseStatus: true},
-	}
-	rin.SetBodyBytes(out)
-	if err := openapi3filter.ValidateResponse(context.Background(), rin); err != nil {
-		v.t.Errorf("%s %s: the answer %d %s does not follow the document: %v", method, path, res.StatusCode, out, err)
-	}
-	return ctlResp{route.Operation.OperationID, res.StatusCode, res.Header, out}
+	return apitest.Client{T: v.t, URL: v.url, Token: v.token, Spec: spec}.Do(method, path, b, mode)
 }
 
-func (v *ctlEnv) must(status int, method, path, body string) ctlResp {
+func (v *ctlEnv) must(status int, method, path, body string) *apitest.Resp {
 	v.t.Helper()
 	r := v.do(method, path, body, true)
-	if r.status != status {
-		v.t.Fatalf("%s %s %s: %d %s, want %d", method, path, body, r.status, r.body, status)
+	if r.Status != status {
+		v.t.Fatalf("%s %s %s: %d %s, want %d", method, path, body, r.Status, r.Body, status)
 	}
 	return r
 }
@@ -162,11 +85,11 @@ func TestFaultsAPI(t *testing.T) {
 		Hits        int
 	}
 	r := v.must(201, "POST", "/_minisqs/faults", `{"action": "SendMessage", "queue": "orders", "error": "RequestThrottled", "count": 2}`)
-	if err := json.Unmarshal(r.body, &f); err != nil {
+	if err := json.Unmarshal(r.Body, &f); err != nil {
 		t.Fatal(err)
 	}
 	if f.ID == "" || f.Action != "SendMessage" || f.Queue != "orders" || f.Error != "RequestThrottled" || f.Probability != 1 || f.Count != 2 || f.Hits != 0 {
-		t.Errorf("created %s", r.body)
+		t.Errorf("created %s", r.Body)
 	}
 	v.must(201, "POST", "/_minisqs/faults", `{"action": "*", "latencyMs": 5, "probability": 0}`)
 
@@ -189,17 +112,17 @@ func TestFaultsAPI(t *testing.T) {
 			Hits       int
 		}
 	}
-	json.Unmarshal(v.must(200, "GET", "/_minisqs/faults", "").body, &list)
+	json.Unmarshal(v.must(200, "GET", "/_minisqs/faults", "").Body, &list)
 	if len(list.Faults) != 2 || list.Faults[0].ID != f.ID || list.Faults[0].Hits != 1 || list.Faults[1].Action != "*" {
 		t.Errorf("list %+v", list)
 	}
 
 	v.must(204, "DELETE", "/_minisqs/faults/"+f.ID, "")
-	if r := v.must(404, "DELETE", "/_minisqs/faults/"+f.ID, ""); r.code(t) != "not_found" {
-		t.Errorf("second delete: %s", r.body)
+	if r := v.must(404, "DELETE", "/_minisqs/faults/"+f.ID, ""); r.ErrCode(t) != "not_found" {
+		t.Errorf("second delete: %s", r.Body)
 	}
 	v.must(204, "DELETE", "/_minisqs/faults", "")
-	json.Unmarshal(v.must(200, "GET", "/_minisqs/faults", "").body, &list)
+	json.Unmarshal(v.must(200, "GET", "/_minisqs/faults", "").Body, &list)
 	if len(list.Faults) != 0 {
 		t.Errorf("after clearing: %+v", list)
 	}
@@ -229,12 +152,12 @@ func TestFaultsAPIRefusesBadRules(t *testing.T) {
 		{``, true},
 	} {
 		r := v.do("POST", "/_minisqs/faults", tc.body, !tc.schema)
-		if r.status != 400 || r.code(t) != "invalid_request" {
-			t.Errorf("%s: %d %s, want 400 invalid_request", tc.body, r.status, r.body)
+		if r.Status != 400 || r.ErrCode(t) != "invalid_request" {
+			t.Errorf("%s: %d %s, want 400 invalid_request", tc.body, r.Status, r.Body)
 		}
 	}
 	var list struct{ Faults []any }
-	json.Unmarshal(v.must(200, "GET", "/_minisqs/faults", "").body, &list)
+	json.Unmarshal(v.must(200, "GET", "/_minisqs/faults", "").Body, &list)
 	if len(list.Faults) != 0 {
 		t.Errorf("refused rules are listed: %+v", list)
 	}
@@ -254,18 +177,18 @@ func TestRequestsAPI(t *testing.T) {
 			Status           int
 		}
 	}
-	json.Unmarshal(v.must(200, "GET", "/_minisqs/requests", "").body, &out)
+	json.Unmarshal(v.must(200, "GET", "/_minisqs/requests", "").Body, &out)
 	if len(out.Requests) != 1 || out.Requests[0].Protocol != "rest" || out.Requests[0].Action != "CreateQueue" || out.Requests[0].Status != 201 {
 		t.Errorf("journal %+v", out)
 	}
 	v.must(200, "GET", "/_minisqs/requests?limit=1000", "")
 	for _, q := range []string{"?limit=0", "?limit=x"} {
-		if r := v.do("GET", "/_minisqs/requests"+q, "", false); r.status != 400 || r.code(t) != "invalid_request" {
-			t.Errorf("%s: %d %s", q, r.status, r.body)
+		if r := v.do("GET", "/_minisqs/requests"+q, "", false); r.Status != 400 || r.ErrCode(t) != "invalid_request" {
+			t.Errorf("%s: %d %s", q, r.Status, r.Body)
 		}
 	}
 	// The control routes are not journaled.
-	json.Unmarshal(v.must(200, "GET", "/_minisqs/requests", "").body, &out)
+	json.Unmarshal(v.must(200, "GET", "/_minisqs/requests", "").Body, &out)
 	if len(out.Requests) != 1 {
 		t.Errorf("journal %+v", out)
 	}
@@ -292,23 +215,27 @@ func TestControlTokens(t *testing.T) {
 			if tok == "pro" {
 				want, code = 403, "forbidden"
 			}
-			if r.status != want || r.code(t) != code {
-				t.Errorf("%s %s with %q: %d %s", rt.method, rt.path, tok, r.status, r.body)
+			if r.Status != want || r.ErrCode(t) != code {
+				t.Errorf("%s %s with %q: %d %s", rt.method, rt.path, tok, r.Status, r.Body)
 			}
-			if want == 401 && r.header.Get("WWW-Authenticate") == "" {
+			if want == 401 && r.Header.Get("WWW-Authenticate") == "" {
 				t.Errorf("%s %s: 401 without WWW-Authenticate", rt.method, rt.path)
 			}
 		}
 		v := *base
 		v.token = "adm"
 		r := v.do(rt.method, rt.path, rt.body, true)
-		if r.status == 401 || r.status == 403 || r.status >= 500 {
-			t.Errorf("%s %s as admin: %d %s", rt.method, rt.path, r.status, r.body)
+		if r.Status == 401 || r.Status == 403 || r.Status >= 500 {
+			t.Errorf("%s %s as admin: %d %s", rt.method, rt.path, r.Status, r.Body)
 		}
-		called[r.op] = true
+		called[r.Op] = true
+	}
+	spec, err := ctlOpenAPI()
+	if err != nil {
+		t.Fatal(err)
 	}
 	var missing []string
-	for _, item := range ctlDoc.Paths.Map() {
+	for _, item := range spec.Doc.Paths.Map() {
 		for _, op := range item.Operations() {
 			if !called[op.OperationID] {
 				missing = append(missing, op.OperationID)

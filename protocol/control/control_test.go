@@ -17,7 +17,7 @@ import (
 )
 
 func TestOpenAPIListsEveryRoute(t *testing.T) {
-	doc, _ := spec(t)
+	doc := spec(t).Doc
 	inDoc := map[string]string{}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -29,7 +29,7 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	}
 	v := newEnv(t, nil)
 	var served map[string]any
-	v.must(200, "GET", "/_minisqs/openapi.json", nil).decode(t, &served)
+	v.must(200, "GET", "/_minisqs/openapi.json", nil).Decode(t, &served)
 	if served["openapi"] != "3.0.3" {
 		t.Fatalf("served document: %v", served["info"])
 	}
@@ -43,15 +43,15 @@ type clockOut struct {
 func TestClock(t *testing.T) {
 	v := newEnv(t, nil)
 	var c clockOut
-	v.must(200, "GET", "/_minisqs/clock", nil).decode(t, &c)
+	v.must(200, "GET", "/_minisqs/clock", nil).Decode(t, &c)
 	if c.Now != "2026-01-02T03:04:05.000Z" || c.OffsetSeconds != 0 {
 		t.Fatalf("clock %+v", c)
 	}
-	v.must(200, "POST", "/_minisqs/clock/advance", msg{"seconds": 1.5}).decode(t, &c)
+	v.must(200, "POST", "/_minisqs/clock/advance", msg{"seconds": 1.5}).Decode(t, &c)
 	if c.Now != "2026-01-02T03:04:06.500Z" || c.OffsetSeconds != 1.5 {
 		t.Fatalf("after advancing 1.5 s: %+v", c)
 	}
-	v.must(200, "POST", "/_minisqs/clock/advance", msg{"seconds": 3600}).decode(t, &c)
+	v.must(200, "POST", "/_minisqs/clock/advance", msg{"seconds": 3600}).Decode(t, &c)
 	if c.Now != "2026-01-02T04:04:06.500Z" || c.OffsetSeconds != 3601.5 {
 		t.Fatalf("after advancing another hour: %+v", c)
 	}
@@ -60,7 +60,7 @@ func TestClock(t *testing.T) {
 	}
 	v.fails(400, "invalid_request", beyondSchema, "POST", "/_minisqs/clock/advance", "{not json")
 	// Time never went back.
-	v.must(200, "GET", "/_minisqs/clock", nil).decode(t, &c)
+	v.must(200, "GET", "/_minisqs/clock", nil).Decode(t, &c)
 	if c.OffsetSeconds != 3601.5 {
 		t.Fatalf("refused advances moved the clock: %+v", c)
 	}
@@ -77,7 +77,7 @@ func TestAdvanceIsSettled(t *testing.T) {
 	}
 	v.must(200, "POST", "/_minisqs/clock/advance", msg{"seconds": 30})
 	var w struct{ Met bool }
-	v.must(200, "POST", "/_minisqs/wait", msg{"queue": "q", "visible": 1, "timeoutSeconds": 0.001}).decode(t, &w)
+	v.must(200, "POST", "/_minisqs/wait", msg{"queue": "q", "visible": 1, "timeoutSeconds": 0.001}).Decode(t, &w)
 	if !w.Met {
 		t.Fatal("the lease had not ended when the advance answered")
 	}
@@ -146,7 +146,7 @@ func TestWait(t *testing.T) {
 	}
 	var w waitOut
 	// Nothing comes: 408 with the counts, after the real-time timeout.
-	v.must(408, "POST", "/_minisqs/wait", msg{"queue": "q", "visible": 1, "timeoutSeconds": 0.05}).decode(t, &w)
+	v.must(408, "POST", "/_minisqs/wait", msg{"queue": "q", "visible": 1, "timeoutSeconds": 0.05}).Decode(t, &w)
 	if w.Met || w.Queue != "q" {
 		t.Fatalf("%+v", w)
 	}
@@ -162,7 +162,7 @@ func TestWait(t *testing.T) {
 		if r.Status != 200 {
 			t.Fatalf("got %d %s", r.Status, r.Body)
 		}
-		r.decode(t, &w)
+		r.Decode(t, &w)
 		if !w.Met || w.Counts.Visible != 2 {
 			t.Fatalf("%+v", w)
 		}

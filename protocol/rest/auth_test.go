@@ -71,9 +71,9 @@ func TestTokens(t *testing.T) {
 			switch {
 			case allowed(c.role) && (r.Status == 401 || r.Status == 403):
 				t.Errorf("%s with token %q: %d %s", o.name, c.token, r.Status, r.Body)
-			case !allowed(c.role) && c.role == "" && (r.Status != 401 || r.errCode(t) != "unauthorized" || r.Header.Get("WWW-Authenticate") == ""):
+			case !allowed(c.role) && c.role == "" && (r.Status != 401 || r.ErrCode(t) != "unauthorized" || r.Header.Get("WWW-Authenticate") == ""):
 				t.Errorf("%s with token %q: %d %s, want 401", o.name, c.token, r.Status, r.Body)
-			case !allowed(c.role) && c.role != "" && (r.Status != 403 || r.errCode(t) != "forbidden"):
+			case !allowed(c.role) && c.role != "" && (r.Status != 403 || r.ErrCode(t) != "forbidden"):
 				t.Errorf("%s with token %q: %d %s, want 403", o.name, c.token, r.Status, r.Body)
 			}
 		}

@@ -26,7 +26,7 @@ func TestSQSQueueInREST(t *testing.T) {
 		t.Fatal(err)
 	}
 	var list struct{ Queues []queueOut }
-	v.must(200, "GET", "/v1/queues", nil).decode(t, &list)
+	v.must(200, "GET", "/v1/queues", nil).Decode(t, &list)
 	var names []string
 	for _, q := range list.Queues {
 		names = append(names, q.Name)

@@ -22,7 +22,7 @@ type peeked struct {
 func (v *env) peekAll(queue, query string) []peeked {
 	v.t.Helper()
 	var out struct{ Messages []peeked }
-	v.must(200, "GET", "/v1/queues/"+queue+"/messages"+query, nil).decode(v.t, &out)
+	v.must(200, "GET", "/v1/queues/"+queue+"/messages"+query, nil).Decode(v.t, &out)
 	return out.Messages
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/minisqs/minisqs/internal/apitest"
 )
 
 func TestSendReceiveAcknowledge(t *testing.T) {
@@ -118,14 +120,14 @@ func TestSendPerMessageErrors(t *testing.T) {
 		if r.Status == 200 {
 			// Per-message checks: the request is fine as a whole.
 			var out struct{ Results []sendResult }
-			r.decode(t, &out)
+			r.Decode(t, &out)
 			if len(out.Results) != 1 || out.Results[0].Error == nil || out.Results[0].Error.Code != "invalid_request" {
-				t.Errorf("%s: %s", mustJSON(body), r.Body)
+				t.Errorf("%s: %s", apitest.JSON(body), r.Body)
 			}
 			continue
 		}
-		if r.Status != 400 || r.errCode(t) != "invalid_request" {
-			t.Errorf("%s: %d %s", mustJSON(body), r.Status, r.Body)
+		if r.Status != 400 || r.ErrCode(t) != "invalid_request" {
+			t.Errorf("%s: %d %s", apitest.JSON(body), r.Status, r.Body)
 		}
 	}
 	v.fails(404, "queue_not_found", validRequest, "POST", "/v1/queues/nope/messages", msg{"messages": []msg{{"body": "x"}}})
@@ -270,7 +272,7 @@ func TestLongPoll(t *testing.T) {
 	})
 	waitForWaiters(t, v.clock, 2)
 	v.must(204, "DELETE", "/v1/queues/q", nil)
-	if r := failed(t); r.Status != 404 || r.errCode(t) != "queue_not_found" {
+	if r := failed(t); r.Status != 404 || r.ErrCode(t) != "queue_not_found" {
 		t.Fatalf("long poll on a deleted queue: %d %s", r.Status, r.Body)
 	}
 }

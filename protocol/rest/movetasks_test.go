@@ -39,7 +39,7 @@ func (v *env) awaitTask(queue, status string) moveTaskOut {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var out struct{ Tasks []moveTaskOut }
-		v.must(200, "GET", "/v1/queues/"+queue+"/move-tasks", nil).decode(v.t, &out)
+		v.must(200, "GET", "/v1/queues/"+queue+"/move-tasks", nil).Decode(v.t, &out)
 		if len(out.Tasks) > 0 && out.Tasks[0].Status == status {
 			return out.Tasks[0]
 		}
@@ -60,7 +60,7 @@ func TestMoveTasks(t *testing.T) {
 
 	// Back to the source queue.
 	var started moveTaskOut
-	v.must(201, "POST", "/v1/queues/dlq/move-tasks", nil).decode(t, &started)
+	v.must(201, "POST", "/v1/queues/dlq/move-tasks", nil).Decode(t, &started)
 	if started.Source != dlq.ID || started.Destination != nil || started.MaxPerSecond != nil || started.ToMove != 3 || started.Handle == "" || !timeRE.MatchString(started.StartedAt) {
 		t.Errorf("started: %+v", started)
 	}
@@ -77,13 +77,13 @@ func TestMoveTasks(t *testing.T) {
 	v.clock.Advance(time.Second)
 	v.deadLetter("src", 3)
 	var slow moveTaskOut
-	v.must(201, "POST", "/v1/queues/dlq/move-tasks", msg{"destination": "other", "maxPerSecond": 1}).decode(t, &slow)
+	v.must(201, "POST", "/v1/queues/dlq/move-tasks", msg{"destination": "other", "maxPerSecond": 1}).Decode(t, &slow)
 	if slow.Destination == nil || *slow.Destination != other.ID || slow.MaxPerSecond == nil || *slow.MaxPerSecond != 1 {
 		t.Errorf("slow: %+v", slow)
 	}
 	v.fails(409, "move_task_running", validRequest, "POST", "/v1/queues/dlq/move-tasks", nil)
 	var cancelled moveTaskOut
-	v.must(200, "POST", "/v1/queues/dlq/move-tasks/cancel", nil).decode(t, &cancelled)
+	v.must(200, "POST", "/v1/queues/dlq/move-tasks/cancel", nil).Decode(t, &cancelled)
 	if cancelled.Status != "cancelling" && cancelled.Status != "cancelled" {
 		t.Errorf("cancel answered %+v", cancelled)
 	}
@@ -93,7 +93,7 @@ func TestMoveTasks(t *testing.T) {
 	}
 	v.fails(404, "move_task_not_found", validRequest, "POST", "/v1/queues/dlq/move-tasks/cancel", nil)
 	var list struct{ Tasks []moveTaskOut }
-	v.must(200, "GET", "/v1/queues/dlq/move-tasks", nil).decode(t, &list)
+	v.must(200, "GET", "/v1/queues/dlq/move-tasks", nil).Decode(t, &list)
 	if len(list.Tasks) != 2 || list.Tasks[0].Handle != slow.Handle {
 		t.Errorf("tasks, newest first: %+v", list.Tasks)
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 func TestOpenAPIDocumentMatchesRoutes(t *testing.T) {
-	doc, _ := spec(t)
+	doc := spec(t).Doc
 	want := map[string]string{} // "METHOD /path" -> operationId
 	for _, r := range rest.Routes() {
 		path := regexp.MustCompile(`:(\w+)`).ReplaceAllString(r.Path, "{$1}")
@@ -55,13 +55,13 @@ func TestUnknownPath(t *testing.T) {
 	v := newEnv(t)
 	for _, p := range []string{"/v1/nope", "/v1", "/v1/queues/x/nope"} {
 		r := v.do("GET", p, nil, invalidRequest)
-		if r.Status != 404 || r.errCode(t) != "not_found" {
+		if r.Status != 404 || r.ErrCode(t) != "not_found" {
 			t.Errorf("GET %s: %d %s", p, r.Status, r.Body)
 		}
 	}
 	// A method the path does not have.
 	r := v.do("PUT", "/v1/queues", msg{}, invalidRequest)
-	if r.Status != 404 || r.errCode(t) != "not_found" {
+	if r.Status != 404 || r.ErrCode(t) != "not_found" {
 		t.Errorf("PUT /v1/queues: %d %s", r.Status, r.Body)
 	}
 }
@@ -108,7 +108,7 @@ func TestCreateQueueIdempotence(t *testing.T) {
 	q := v.createQueue(msg{"name": "a", "visibilityTimeoutSeconds": 45})
 	var again queueOut
 	// The same settings, or fewer of them: the existing queue, 200.
-	v.must(200, "POST", "/v1/queues", msg{"name": "a", "visibilityTimeoutSeconds": 45}).decode(t, &again)
+	v.must(200, "POST", "/v1/queues", msg{"name": "a", "visibilityTimeoutSeconds": 45}).Decode(t, &again)
 	if again.ID != q.ID {
 		t.Errorf("another queue: %+v", again)
 	}
@@ -180,7 +180,7 @@ func TestListQueues(t *testing.T) {
 	}
 	list := func(query string) page {
 		var p page
-		v.must(200, "GET", "/v1/queues"+query, nil).decode(t, &p)
+		v.must(200, "GET", "/v1/queues"+query, nil).Decode(t, &p)
 		return p
 	}
 	namesOf := func(p page) []string {
@@ -229,7 +229,7 @@ func TestUpdateQueue(t *testing.T) {
 	q := v.createQueue(msg{"name": "work", "delaySeconds": 5})
 	v.clock.Advance(1500 * time.Millisecond)
 	var u queueOut
-	v.must(200, "PATCH", "/v1/queues/work", msg{"visibilityTimeoutSeconds": 90}).decode(t, &u)
+	v.must(200, "PATCH", "/v1/queues/work", msg{"visibilityTimeoutSeconds": 90}).Decode(t, &u)
 	if u.VisibilityTimeoutSeconds != 90 || u.DelaySeconds != 5 || u.RetentionSeconds != 345600 {
 		t.Errorf("left-out fields changed: %+v", u)
 	}
@@ -238,17 +238,17 @@ func TestUpdateQueue(t *testing.T) {
 	}
 	// The DLQ by name, slug or id; answered as its id.
 	for _, ref := range []string{dlq.Name, dlq.Slug, dlq.ID} {
-		v.must(200, "PATCH", "/v1/queues/"+q.Slug, msg{"redrive": msg{"deadLetterQueue": ref, "maxReceiveCount": 4}}).decode(t, &u)
+		v.must(200, "PATCH", "/v1/queues/"+q.Slug, msg{"redrive": msg{"deadLetterQueue": ref, "maxReceiveCount": 4}}).Decode(t, &u)
 		if u.Redrive == nil || u.Redrive.DeadLetterQueue != dlq.ID || u.Redrive.MaxReceiveCount != 4 {
 			t.Fatalf("redrive by %s: %+v", ref, u.Redrive)
 		}
 	}
 	// Left out keeps the policy; null removes it.
-	v.must(200, "PATCH", "/v1/queues/work", msg{"receiveWaitSeconds": 3}).decode(t, &u)
+	v.must(200, "PATCH", "/v1/queues/work", msg{"receiveWaitSeconds": 3}).Decode(t, &u)
 	if u.Redrive == nil || u.ReceiveWaitSeconds != 3 || u.VisibilityTimeoutSeconds != 90 {
 		t.Errorf("after an unrelated change: %+v", u)
 	}
-	v.must(200, "PATCH", "/v1/queues/"+q.ID, msg{"redrive": nil}).decode(t, &u)
+	v.must(200, "PATCH", "/v1/queues/"+q.ID, msg{"redrive": nil}).Decode(t, &u)
 	if u.Redrive != nil || u.VisibilityTimeoutSeconds != 90 {
 		t.Errorf("after redrive null: %+v", u)
 	}
@@ -277,7 +277,7 @@ func TestUpdateQueue(t *testing.T) {
 
 	// FIFO: contentBasedDedup may change.
 	v.createQueue(msg{"name": "f", "type": "fifo"})
-	v.must(200, "PATCH", "/v1/queues/f", msg{"contentBasedDedup": true}).decode(t, &u)
+	v.must(200, "PATCH", "/v1/queues/f", msg{"contentBasedDedup": true}).Decode(t, &u)
 	if !u.ContentBasedDedup || u.Type != "fifo" {
 		t.Errorf("fifo: %+v", u)
 	}
@@ -369,7 +369,7 @@ func TestRequestAnnouncedTooLarge(t *testing.T) {
 		w := httptest.NewRecorder()
 		router.ServeHTTP(w, r)
 		res := &resp{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
-		if res.Status != http.StatusRequestEntityTooLarge || res.errCode(t) != "message_too_large" {
+		if res.Status != http.StatusRequestEntityTooLarge || res.ErrCode(t) != "message_too_large" {
 			t.Errorf("POST %s: got %d %s, want 413 message_too_large", path, res.Status, res.Body)
 		}
 		if read {

@@ -45,7 +45,7 @@ func TestSubscriptions(t *testing.T) {
 	v.fails(404, "subscription_not_found", validRequest, "DELETE", path, nil)
 
 	var s subscriptionOut
-	v.must(201, "PUT", path, msg{"endpoint": "http://127.0.0.1:9/hook", "batchSize": 5, "maxWaitSeconds": 3}).decode(t, &s)
+	v.must(201, "PUT", path, msg{"endpoint": "http://127.0.0.1:9/hook", "batchSize": 5, "maxWaitSeconds": 3}).Decode(t, &s)
 	if !strings.HasPrefix(s.Slug, "qsb_") || s.Queue != q.ID || s.Endpoint != "http://127.0.0.1:9/hook" || s.BatchSize != 5 ||
 		s.MaxWaitSeconds != 3 || s.LastDelivery != nil || s.CreatedAt != "2026-01-02T03:04:05.000Z" {
 		t.Errorf("put: %+v", s)
@@ -55,14 +55,14 @@ func TestSubscriptions(t *testing.T) {
 	}
 	// Replacing gives a new slug; defaults fill what is left out.
 	var s2 subscriptionOut
-	v.must(200, "PUT", "/v1/queues/"+q.Slug+"/subscription", msg{"endpoint": "https://example.com/x"}).decode(t, &s2)
+	v.must(200, "PUT", "/v1/queues/"+q.Slug+"/subscription", msg{"endpoint": "https://example.com/x"}).Decode(t, &s2)
 	if s2.Slug == s.Slug || s2.BatchSize != 10 || s2.MaxWaitSeconds != 20 {
 		t.Errorf("replace: %+v", s2)
 	}
 	// The last delivery, as the push deliverer records it.
 	qq, _ := v.e.LookupQueue("q")
 	qq.RecordDelivery(s2.Slug, engine.DeliveryResult{At: v.clock.Now().Add(time.Second), Messages: 3, Status: 502, Error: "bad gateway"})
-	v.must(200, "GET", path, nil).decode(t, &s)
+	v.must(200, "GET", path, nil).Decode(t, &s)
 	if s.Slug != s2.Slug || s.LastDelivery == nil || s.LastDelivery.Status != 502 || s.LastDelivery.Messages != 3 ||
 		s.LastDelivery.Error != "bad gateway" || s.LastDelivery.At != "2026-01-02T03:04:06.000Z" {
 		t.Errorf("get: %+v %+v", s, s.LastDelivery)

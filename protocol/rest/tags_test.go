@@ -18,12 +18,12 @@ func TestQueueTags(t *testing.T) {
 	v := newEnv(t)
 	v.createQueue(msg{"name": "q"})
 	var tags struct{ Tags map[string]string }
-	v.must(200, "GET", "/v1/queues/q/tags", nil).decode(t, &tags)
+	v.must(200, "GET", "/v1/queues/q/tags", nil).Decode(t, &tags)
 	if tags.Tags == nil || len(tags.Tags) != 0 {
 		t.Errorf("no tags: %+v", tags)
 	}
 	v.must(200, "PUT", "/v1/queues/q/tags", msg{"tags": msg{"team": "pay", "env": "dev"}})
-	v.must(200, "PUT", "/v1/queues/q/tags", msg{"tags": msg{"team": "ops"}}).decode(t, &tags)
+	v.must(200, "PUT", "/v1/queues/q/tags", msg{"tags": msg{"team": "ops"}}).Decode(t, &tags)
 	if len(tags.Tags) != 1 || tags.Tags["team"] != "ops" {
 		t.Errorf("replaced: %+v", tags)
 	}
@@ -40,7 +40,7 @@ func TestQueueTags(t *testing.T) {
 	v.fails(400, "invalid_request", invalidRequest, "PUT", "/v1/queues/q/tags", msg{"tags": many})
 	v.fails(400, "invalid_request", invalidRequest, "PUT", "/v1/queues/q/tags", msg{})
 	v.fails(404, "queue_not_found", validRequest, "GET", "/v1/queues/nope/tags", nil)
-	v.must(200, "GET", "/v1/queues/q/tags", nil).decode(t, &tags)
+	v.must(200, "GET", "/v1/queues/q/tags", nil).Decode(t, &tags)
 	if len(tags.Tags) != 1 {
 		t.Errorf("refused puts changed the tags: %+v", tags)
 	}
@@ -72,7 +72,7 @@ func TestQueueHistory(t *testing.T) {
 	sampler.Sample()
 
 	var h historyOut
-	v.must(200, "GET", "/v1/queues/q/history", nil).decode(t, &h)
+	v.must(200, "GET", "/v1/queues/q/history", nil).Decode(t, &h)
 	if h.Queue != q.ID || h.IntervalSeconds != 5 || len(h.Samples) != 2 {
 		t.Fatalf("history: %+v", h)
 	}
@@ -80,11 +80,11 @@ func TestQueueHistory(t *testing.T) {
 		t.Errorf("samples: %+v", h.Samples)
 	}
 	var all struct{ Queues []historyOut }
-	v.must(200, "GET", "/v1/history", nil).decode(t, &all)
+	v.must(200, "GET", "/v1/history", nil).Decode(t, &all)
 	if len(all.Queues) != 2 || all.Queues[0].Queue != q.ID || len(all.Queues[1].Samples) != 2 {
 		t.Errorf("every queue: %+v", all)
 	}
-	v.must(200, "GET", "/v1/history?prefix=r", nil).decode(t, &all)
+	v.must(200, "GET", "/v1/history?prefix=r", nil).Decode(t, &all)
 	if len(all.Queues) != 1 {
 		t.Errorf("prefix r: %+v", all)
 	}
@@ -93,7 +93,7 @@ func TestQueueHistory(t *testing.T) {
 	// Without a sampler a history is empty.
 	plain := newEnv(t)
 	plain.createQueue(msg{"name": "q"})
-	plain.must(200, "GET", "/v1/queues/q/history", nil).decode(t, &h)
+	plain.must(200, "GET", "/v1/queues/q/history", nil).Decode(t, &h)
 	if len(h.Samples) != 0 || h.IntervalSeconds != 0 {
 		t.Errorf("no sampler: %+v", h)
 	}
@@ -109,7 +109,7 @@ func TestListSubscriptions(t *testing.T) {
 	var out struct {
 		Subscriptions []struct{ Endpoint string }
 	}
-	v.must(200, "GET", "/v1/subscriptions", nil).decode(t, &out)
+	v.must(200, "GET", "/v1/subscriptions", nil).Decode(t, &out)
 	if len(out.Subscriptions) != 2 || out.Subscriptions[0].Endpoint != "http://127.0.0.1:1/a" {
 		t.Errorf("subscriptions: %+v", out)
 	}
@@ -120,12 +120,12 @@ func TestWhoAmI(t *testing.T) {
 		Role           string `json:"role"`
 		TokensRequired bool   `json:"tokensRequired"`
 	}
-	newEnv(t).must(200, "GET", "/v1/whoami", nil).decode(t, &who)
+	newEnv(t).must(200, "GET", "/v1/whoami", nil).Decode(t, &who)
 	if who.Role != "admin" || who.TokensRequired {
 		t.Errorf("open server: %+v", who)
 	}
 	v := newRESTEnv(t, rest.Options{Tokens: map[string]rest.Role{"ins": rest.RoleInspector}})
-	v.withToken("ins").must(200, "GET", "/v1/whoami", nil).decode(t, &who)
+	v.withToken("ins").must(200, "GET", "/v1/whoami", nil).Decode(t, &who)
 	if who.Role != "inspector" || !who.TokensRequired {
 		t.Errorf("inspector: %+v", who)
 	}
