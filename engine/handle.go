@@ -9,7 +9,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
-	"hash"
 	"io"
 	"sync"
 
@@ -26,9 +25,7 @@ import (
 // with "A", never with "-", which a command line would read as a flag.
 //
 // The MAC is AES in CBC-MAC over the token's input, two blocks long, under a
-// key derived from the stored one. Tokens issued by earlier versions carry
-// an HMAC-SHA256 under the stored key itself, and still check: a token is
-// one minisqs issued if either MAC matches.
+// key derived from the stored one.
 const (
 	receiptHandleVersion = 2
 	receiptHandleLen     = 1 + 16 + 8 + tokenLen
@@ -43,21 +40,17 @@ const handleKeyKey = "c:handlekey"
 
 // handleSigner makes and checks delivery tokens under one key.
 type handleSigner struct {
-	key   []byte       // the stored key, for the HMAC of earlier tokens
-	block cipher.Block // AES under the key derived from it
+	block cipher.Block // AES under the key derived from the stored one
 	mu    sync.Mutex   // guards idle
 	// idle holds scratch space for MACs not in use; unlike a sync.Pool's,
-	// it survives garbage collections, and with it an HMAC's precomputed
-	// key state.
+	// it survives garbage collections.
 	idle []*tokenMAC
 }
 
 // tokenMAC is room for a token's MAC input and its sums.
 type tokenMAC struct {
-	in   [16 + 8 + nonceLen]byte
-	out  [aes.BlockSize]byte
-	hmac hash.Hash // made the first time an earlier token is checked
-	sum  [sha256.Size]byte
+	in  [16 + 8 + nonceLen]byte
+	out [aes.BlockSize]byte
 }
 
 // maxIdleMACs bounds the scratch kept, a few for each goroutine that may be
@@ -108,7 +101,7 @@ func newHandleSigner(key []byte) (*handleSigner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &handleSigner{key: key, block: block}, nil
+	return &handleSigner{block: block}, nil
 }
 
 // scratch lends a tokenMAC holding the input for message seq of queue qid
@@ -146,16 +139,6 @@ func (h *handleSigner) mac(t *tokenMAC) [macLen]byte {
 	return [macLen]byte(t.out[:macLen])
 }
 
-// legacyMAC is the HMAC-SHA256 of t's input that earlier versions issued.
-func (h *handleSigner) legacyMAC(t *tokenMAC) [macLen]byte {
-	if t.hmac == nil {
-		t.hmac = hmac.New(sha256.New, h.key)
-	}
-	t.hmac.Reset()
-	t.hmac.Write(t.in[:])
-	return [macLen]byte(t.hmac.Sum(t.sum[:0])[:macLen])
-}
-
 // newToken gives m a fresh delivery token in queue qid.
 func (h *handleSigner) newToken(random io.Reader, qid [16]byte, m *message) error {
 	if _, err := io.ReadFull(random, m.token[:nonceLen]); err != nil {
@@ -173,10 +156,6 @@ func (h *handleSigner) valid(qid [16]byte, seq uint64, token [tokenLen]byte) boo
 	t := h.scratch(qid, seq, token[:nonceLen])
 	defer h.done(t)
 	mac := h.mac(t)
-	if hmac.Equal(mac[:], token[nonceLen:]) {
-		return true
-	}
-	mac = h.legacyMAC(t)
 	return hmac.Equal(mac[:], token[nonceLen:])
 }
 
