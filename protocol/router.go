@@ -11,7 +11,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"github.com/minisqs/minisqs/console"
 	"github.com/minisqs/minisqs/engine"
-	"github.com/minisqs/minisqs/history"
 	"github.com/minisqs/minisqs/metrics"
 	"github.com/minisqs/minisqs/protocol/control"
 	"github.com/minisqs/minisqs/protocol/dispatch"
@@ -20,6 +19,7 @@ import (
 	"github.com/minisqs/minisqs/protocol/localstack"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/protocol/sqs"
+	"github.com/minisqs/minisqs/worker/history"
 )
 
 // Options configure the handler.

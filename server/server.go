@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/minisqs/minisqs/engine"
-	"github.com/minisqs/minisqs/history"
 	"github.com/minisqs/minisqs/protocol"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/protocol/sqs"
-	"github.com/minisqs/minisqs/push"
 	"github.com/minisqs/minisqs/sigv4"
+	"github.com/minisqs/minisqs/worker/history"
+	"github.com/minisqs/minisqs/worker/push"
 )
 
 // Config is everything a server needs.

@@ -9,9 +9,9 @@ import (
 	awsv2 "github.com/aws/aws-sdk-go-v2/aws"
 	sqsv2 "github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/minisqs/minisqs/history"
 	"github.com/minisqs/minisqs/protocol"
 	"github.com/minisqs/minisqs/protocol/rest"
+	"github.com/minisqs/minisqs/worker/history"
 )
 
 func TestQueueTags(t *testing.T) {
