@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/minisqs/minisqs/engine"
-	"github.com/minisqs/minisqs/protocol"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/protocol/sqs"
 	"github.com/minisqs/minisqs/sigv4"
@@ -176,7 +175,7 @@ func Start(cfg Config) (*Server, error) {
 		listener: ln,
 		idle:     idle,
 		http: &http.Server{
-			Handler: protocol.NewHandler(e, protocol.Options{
+			Handler: NewHandler(e, HandlerOptions{
 				BaseURL:       cfg.BaseURL,
 				Tokens:        cfg.Tokens,
 				TokenAccounts: cfg.TokenAccounts,
