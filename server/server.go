@@ -1,6 +1,9 @@
-// Package server runs minisqs: it opens the engine, serves every protocol on
-// one listener and shuts both down cleanly. The minisqs command is a thin
-// wrapper around it, and Go tests can embed it.
+// Package server runs minisqs, and is its one composition root: it opens the
+// engine, builds the HTTP handler (NewHandler: every front end of
+// protocol/... on one router, behind one dispatch chain), starts the
+// background workers of worker/..., serves every protocol on one listener
+// and shuts it all down cleanly. The minisqs command is a thin wrapper
+// around it, and Go tests can embed it.
 package server
 
 import (
