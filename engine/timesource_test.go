@@ -21,7 +21,7 @@ var realTime = map[string]bool{
 
 func TestOnlyTheClockReadsRealTime(t *testing.T) {
 	checked := 0
-	for _, dir := range []string{".", "../push"} {
+	for _, dir := range []string{".", "../worker/push"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

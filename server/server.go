@@ -1,6 +1,9 @@
-// Package server runs minisqs: it opens the engine, serves every protocol on
-// one listener and shuts both down cleanly. The minisqs command is a thin
-// wrapper around it, and Go tests can embed it.
+// Package server runs minisqs, and is its one composition root: it opens the
+// engine, builds the HTTP handler (NewHandler: every front end of
+// protocol/... on one router, behind one dispatch chain), starts the
+// background workers of worker/..., serves every protocol on one listener
+// and shuts it all down cleanly. The minisqs command is a thin wrapper
+// around it, and Go tests can embed it.
 package server
 
 import (
@@ -14,12 +17,11 @@ import (
 	"time"
 
 	"github.com/minisqs/minisqs/engine"
-	"github.com/minisqs/minisqs/history"
-	"github.com/minisqs/minisqs/protocol"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/protocol/sqs"
-	"github.com/minisqs/minisqs/push"
 	"github.com/minisqs/minisqs/sigv4"
+	"github.com/minisqs/minisqs/worker/history"
+	"github.com/minisqs/minisqs/worker/push"
 )
 
 // Config is everything a server needs.
@@ -176,7 +178,7 @@ func Start(cfg Config) (*Server, error) {
 		listener: ln,
 		idle:     idle,
 		http: &http.Server{
-			Handler: protocol.NewHandler(e, protocol.Options{
+			Handler: NewHandler(e, HandlerOptions{
 				BaseURL:       cfg.BaseURL,
 				Tokens:        cfg.Tokens,
 				TokenAccounts: cfg.TokenAccounts,

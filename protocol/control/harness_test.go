@@ -8,9 +8,9 @@ import (
 
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/internal/apitest"
-	"github.com/minisqs/minisqs/protocol"
 	"github.com/minisqs/minisqs/protocol/control"
 	"github.com/minisqs/minisqs/protocol/rest"
+	"github.com/minisqs/minisqs/server"
 )
 
 // The control API's OpenAPI document, loaded once; every request and answer
@@ -55,7 +55,7 @@ func newEnv(t *testing.T, tokens map[string]rest.Role) *env {
 		defer v.mu.Unlock()
 		v.changed = append(v.changed, q.Name())
 	})
-	srv := httptest.NewServer(protocol.NewHandler(e, protocol.Options{Tokens: tokens}))
+	srv := httptest.NewServer(server.NewHandler(e, server.HandlerOptions{Tokens: tokens}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { e.Close() })
 	v.url = srv.URL

@@ -24,7 +24,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/minisqs/minisqs/engine"
-	"github.com/minisqs/minisqs/protocol"
+	"github.com/minisqs/minisqs/server"
 )
 
 type env struct {
@@ -43,7 +43,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	srv := httptest.NewServer(protocol.NewHandler(e, protocol.Options{}))
+	srv := httptest.NewServer(server.NewHandler(e, server.HandlerOptions{}))
 	t.Cleanup(srv.Close)
 	q, err := e.CreateQueue("q", engine.AttributeUpdate{}, nil)
 	if err != nil {

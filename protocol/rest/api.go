@@ -24,9 +24,9 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/minisqs/minisqs/engine"
-	"github.com/minisqs/minisqs/history"
 	"github.com/minisqs/minisqs/protocol/dispatch"
 	"github.com/minisqs/minisqs/sigv4"
+	"github.com/minisqs/minisqs/worker/history"
 )
 
 // MaxRequestBytes caps a request body. A SendMessages request carries at most

@@ -17,8 +17,8 @@ import (
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/internal/apitest"
 	"github.com/minisqs/minisqs/minisqstest"
-	"github.com/minisqs/minisqs/protocol"
 	"github.com/minisqs/minisqs/protocol/rest"
+	"github.com/minisqs/minisqs/server"
 )
 
 // The OpenAPI document, loaded once; every request and answer of these
@@ -59,7 +59,7 @@ func openEngine(t *testing.T) (*engine.Engine, *engine.ManualClock) {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	e, clock := openEngine(t)
-	srv := httptest.NewServer(protocol.NewHandler(e, protocol.Options{}))
+	srv := httptest.NewServer(server.NewHandler(e, server.HandlerOptions{}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { e.Close() })
 	return &env{t: t, url: srv.URL, e: e, clock: clock}

@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"github.com/minisqs/minisqs/engine"
-	"github.com/minisqs/minisqs/history"
+	"github.com/minisqs/minisqs/worker/history"
 )
 
 type sampleJSON struct {

@@ -15,7 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/minisqs/minisqs/engine"
-	"github.com/minisqs/minisqs/push"
+	"github.com/minisqs/minisqs/worker/push"
 )
 
 // Message limits. The number of messages a send or receive, and of handles

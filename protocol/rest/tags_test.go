@@ -9,9 +9,9 @@ import (
 	awsv2 "github.com/aws/aws-sdk-go-v2/aws"
 	sqsv2 "github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/minisqs/minisqs/history"
-	"github.com/minisqs/minisqs/protocol"
 	"github.com/minisqs/minisqs/protocol/rest"
+	"github.com/minisqs/minisqs/server"
+	"github.com/minisqs/minisqs/worker/history"
 )
 
 func TestQueueTags(t *testing.T) {
@@ -58,7 +58,7 @@ type historyOut struct {
 func TestQueueHistory(t *testing.T) {
 	e, clock := openEngine(t)
 	sampler := history.New(e, 5*time.Second, time.Minute)
-	srv := httptest.NewServer(protocol.NewHandler(e, protocol.Options{History: sampler}))
+	srv := httptest.NewServer(server.NewHandler(e, server.HandlerOptions{History: sampler}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { e.Close() })
 	v := &env{t: t, url: srv.URL, e: e, clock: clock}

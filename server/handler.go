@@ -1,8 +1,4 @@
-// Package protocol puts minisqs's front ends on one HTTP handler: the SQS
-// query and JSON protocols, told apart per request, the REST API, the
-// test-control API, LocalStack's developer endpoints and the service
-// endpoints.
-package protocol
+package server
 
 import (
 	"net/http"
@@ -11,7 +7,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"github.com/minisqs/minisqs/console"
 	"github.com/minisqs/minisqs/engine"
-	"github.com/minisqs/minisqs/history"
 	"github.com/minisqs/minisqs/metrics"
 	"github.com/minisqs/minisqs/protocol/control"
 	"github.com/minisqs/minisqs/protocol/dispatch"
@@ -20,10 +15,11 @@ import (
 	"github.com/minisqs/minisqs/protocol/localstack"
 	"github.com/minisqs/minisqs/protocol/rest"
 	"github.com/minisqs/minisqs/protocol/sqs"
+	"github.com/minisqs/minisqs/worker/history"
 )
 
-// Options configure the handler.
-type Options struct {
+// HandlerOptions configure the handler.
+type HandlerOptions struct {
 	// BaseURL prefixes queue URLs; empty takes each request's own host.
 	BaseURL string
 	// Tokens are the REST API's bearer tokens and their roles; none leaves
@@ -38,10 +34,13 @@ type Options struct {
 	Identity sqs.Identity
 }
 
-// NewHandler routes requests to the front ends over e. SQS requests may
+// NewHandler puts minisqs's front ends on one HTTP handler over e: the SQS
+// query and JSON protocols, told apart per request, the REST API, the
+// test-control API, LocalStack's developer endpoints and the service
+// endpoints, with the dispatch chain their requests pass. SQS requests may
 // come to the root or to a queue's own path (/ACCOUNT/NAME), by POST or GET;
 // the JSON protocol is recognised by its X-Amz-Target header.
-func NewHandler(e *engine.Engine, opts Options) http.Handler {
+func NewHandler(e *engine.Engine, opts HandlerOptions) http.Handler {
 	// Every SQS and REST request passes one chain: the journal outermost,
 	// so that it records what the client saw (faults included), then
 	// metrics, then identity (signatures, namespaces), then the fault

@@ -4,6 +4,9 @@
 // answer within the visibility timeout leaves the messages to come back when
 // their visibility ends, so redrive and dead-lettering apply as for any
 // consumer.
+//
+// A running server has one Deliverer: server.Start starts it with Start once
+// the engine is open, and Server.Shutdown closes it before the engine.
 package push
 
 import (

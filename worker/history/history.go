@@ -8,6 +8,10 @@
 // until a queue changes (engine.Changed) or may change by itself
 // (engine.NextDue), and the ticks it slept through get the sample that
 // still held at them, written when it wakes or when someone reads.
+//
+// A running server has one Sampler: server.Start makes it with New and
+// starts it with Start once the engine is open, hands it to the REST API
+// (HandlerOptions.History), and Server.Shutdown stops it before the engine.
 package history
 
 import (

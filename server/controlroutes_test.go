@@ -1,4 +1,4 @@
-package protocol_test
+package server_test
 
 import (
 	"bytes"
@@ -13,8 +13,8 @@ import (
 
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/internal/apitest"
-	"github.com/minisqs/minisqs/protocol"
 	"github.com/minisqs/minisqs/protocol/rest"
+	"github.com/minisqs/minisqs/server"
 )
 
 // The fault and request routes' OpenAPI document; every request and answer
@@ -39,7 +39,7 @@ func newCtlEnv(t *testing.T, tokens map[string]rest.Role) *ctlEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(protocol.NewHandler(e, protocol.Options{Tokens: tokens}))
+	srv := httptest.NewServer(server.NewHandler(e, server.HandlerOptions{Tokens: tokens}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { e.Close() })
 	return &ctlEnv{t: t, url: srv.URL}
