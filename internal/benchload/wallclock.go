@@ -82,30 +82,31 @@ type loadQueue interface {
 // wallTarget is one column: a server and the protocol its clients speak.
 type wallTarget struct {
 	name string
+	proc *serverproc.Process
 	// open is client i's view of the queue name, which it creates.
 	open func(ctx context.Context, i int, name string) (loadQueue, error)
 }
 
-func jsonTarget(name, url string) wallTarget {
+func jsonTarget(name string, p *serverproc.Process) wallTarget {
 	clients := make([]*sqs.Client, wallClients)
 	for i := range clients {
-		clients[i] = sqsload.LoopbackClient(url)
+		clients[i] = sqsload.LoopbackClient(p.URL)
 	}
-	return wallTarget{name, func(ctx context.Context, i int, queue string) (loadQueue, error) {
+	return wallTarget{name, p, func(ctx context.Context, i int, queue string) (loadQueue, error) {
 		return sqsload.NewQueue(ctx, clients[i], queue)
 	}}
 }
 
-func queryTarget(name, url string) (wallTarget, error) {
+func queryTarget(name string, p *serverproc.Process) (wallTarget, error) {
 	clients := make([]*sqsv1.SQS, wallClients)
 	for i := range clients {
-		c, err := sqsload.QueryClient(url)
+		c, err := sqsload.QueryClient(p.URL)
 		if err != nil {
 			return wallTarget{}, err
 		}
 		clients[i] = c
 	}
-	return wallTarget{name, func(ctx context.Context, i int, queue string) (loadQueue, error) {
+	return wallTarget{name, p, func(ctx context.Context, i int, queue string) (loadQueue, error) {
 		return sqsload.NewQueryQueue(ctx, clients[i], queue)
 	}}, nil
 }
@@ -121,6 +122,7 @@ const (
 type workload struct {
 	name, label string
 	clients     int
+	filled      bool // the queue holds wallConfig.fill messages before the run
 	// run drives the queues, one a client, and returns how many messages
 	// a second they handled.
 	run func(ctx context.Context, w wallConfig, qs []loadQueue) (float64, error)
@@ -128,19 +130,16 @@ type workload struct {
 
 func workloads() []workload {
 	return []workload{
-		{"send", "send, 1 msg a call", wallClients, func(ctx context.Context, w wallConfig, qs []loadQueue) (float64, error) {
+		{"send", "send, 1 msg a call", wallClients, false, func(ctx context.Context, w wallConfig, qs []loadQueue) (float64, error) {
 			return timed(ctx, qs, w.runTime, 1, loadQueue.SendOne)
 		}},
-		{"batch", "send, batches of 10", wallClients, func(ctx context.Context, w wallConfig, qs []loadQueue) (float64, error) {
+		{"batch", "send, batches of 10", wallClients, false, func(ctx context.Context, w wallConfig, qs []loadQueue) (float64, error) {
 			return timed(ctx, qs, w.runTime, batchSize, loadQueue.Send)
 		}},
-		{"receive", "receive 10 + delete batch", wallClients, func(ctx context.Context, w wallConfig, qs []loadQueue) (float64, error) {
-			if err := fill(ctx, qs, w.fill); err != nil {
-				return 0, err
-			}
+		{"receive", "receive 10 + delete batch", wallClients, true, func(ctx context.Context, w wallConfig, qs []loadQueue) (float64, error) {
 			return drainAll(ctx, qs, w.fill)
 		}},
-		{"cycle", "cycle of 10", 1, func(ctx context.Context, w wallConfig, qs []loadQueue) (float64, error) {
+		{"cycle", "cycle of 10", 1, false, func(ctx context.Context, w wallConfig, qs []loadQueue) (float64, error) {
 			return timed(ctx, qs, w.runTime, batchSize, loadQueue.Cycle)
 		}},
 	}
@@ -240,11 +239,11 @@ func (b *bench) wallClock(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer minisqs.stop()
-	query, err := queryTarget(minisqsQuery, minisqs.p.URL)
+	query, err := queryTarget(minisqsQuery, minisqs.p)
 	if err != nil {
 		return err
 	}
-	targets := []wallTarget{jsonTarget(minisqsJSON, minisqs.p.URL), query}
+	targets := []wallTarget{jsonTarget(minisqsJSON, minisqs.p), query}
 	if b.cfg.wall.goaws == "" {
 		fmt.Fprintln(b.log, "bench: no -goaws binary; the goaws columns are skipped")
 	} else {
@@ -258,7 +257,7 @@ func (b *bench) wallClock(ctx context.Context, out io.Writer) error {
 			return fmt.Errorf("goaws: %w", errors.Join(cfgErr, err))
 		}
 		defer goaws.stop()
-		t, err := queryTarget(goawsQuery, goaws.p.URL)
+		t, err := queryTarget(goawsQuery, goaws.p)
 		if err != nil {
 			return err
 		}
@@ -314,8 +313,11 @@ func writeGoawsConfig(file, addr string) error {
 }
 
 // runWall runs each workload wallRuns times; within a run, on each target
-// in turn, so that the machine's other load falls on all of them alike.
-// Every run has a new queue, deleted after it.
+// in turn, so that the machine's other load falls on all of them alike,
+// and each run starting with the next target, so that none is always
+// first. Every run has a new queue, deleted after it. The progress log
+// has each run's figure and the server's CPU time a message, which the
+// machine's other load changes far less than the figure.
 func (b *bench) runWall(ctx context.Context, targets []wallTarget) (wallResults, error) {
 	// Queue names differ between targets too: minisqs's two share one
 	// server, which will not create a queue of a name deleted within the
@@ -329,12 +331,14 @@ func (b *bench) runWall(ctx context.Context, targets []wallTarget) (wallResults,
 	for _, wl := range workloads() {
 		rates := map[string][]float64{}
 		for run := range wallRuns {
-			for ti, t := range targets {
-				r, err := runOnce(ctx, b.cfg.wall, wl, t, fmt.Sprintf("wall-%d-%s-%d", ti, wl.name, run))
+			for k := range targets {
+				ti := (run + k) % len(targets)
+				t := targets[ti]
+				r, cpu, err := runOnce(ctx, b.cfg.wall, wl, t, fmt.Sprintf("wall-%d-%s-%d", ti, wl.name, run))
 				if err != nil {
 					return nil, fmt.Errorf("%s, %s: %w", t.name, wl.label, err)
 				}
-				fmt.Fprintf(b.log, "bench: wall clock, %s, %s, run %d: %s msg/s\n", wl.label, t.name, run+1, count(r))
+				fmt.Fprintf(b.log, "bench: wall clock, %s, %s, run %d: %s msg/s, server CPU %s µs a message\n", wl.label, t.name, run+1, count(r), micros(cpu))
 				rates[t.name] = append(rates[t.name], r)
 			}
 		}
@@ -364,13 +368,30 @@ func warmUp(ctx context.Context, t wallTarget, queue string) error {
 	return errors.Join(err, qs[0].Delete(ctx))
 }
 
-func runOnce(ctx context.Context, w wallConfig, wl workload, t wallTarget, queue string) (float64, error) {
+// runOnce runs wl on a new queue of t's and returns the messages a second
+// and the server's CPU time, in µs, a message.
+func runOnce(ctx context.Context, w wallConfig, wl workload, t wallTarget, queue string) (rate, cpu float64, err error) {
 	qs, err := openQueues(ctx, t, wl.clients, queue)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	r, err := wl.run(ctx, w, qs)
-	return r, errors.Join(err, qs[0].Delete(ctx))
+	defer func() { err = errors.Join(err, qs[0].Delete(ctx)) }()
+	if wl.filled {
+		if err := fill(ctx, qs, w.fill); err != nil {
+			return 0, 0, err
+		}
+	}
+	m := cpuTool{}.meter("", t.proc)
+	if err := m.start(); err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	if rate, err = wl.run(ctx, w, qs); err != nil {
+		return 0, 0, err
+	}
+	elapsed := time.Since(start)
+	us, err := m.stop()
+	return rate, us / (rate * elapsed.Seconds()), err
 }
 
 // openQueues is the queue name for each of n of t's clients.
