@@ -82,7 +82,7 @@ type loadQueue interface {
 // wallTarget is one column: a server and the protocol its clients speak.
 type wallTarget struct {
 	name string
-	proc *serverproc.Process
+	proc *serverproc.Process // the server, whose CPU time the log reports
 	// open is client i's view of the queue name, which it creates.
 	open func(ctx context.Context, i int, name string) (loadQueue, error)
 }
