@@ -127,8 +127,14 @@ func TestWriteTable(t *testing.T) {
 // it, headings too, is as wide as the others: the columns are aligned.
 func tableRows(t *testing.T, text string) map[string][]string {
 	t.Helper()
+	return rowsUnder(t, text, "phase ")
+}
+
+// rowsUnder is tableRows for the table whose header starts with heading.
+func rowsUnder(t *testing.T, text, heading string) map[string][]string {
+	t.Helper()
 	lines := strings.Split(text, "\n")
-	start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "phase ") })
+	start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, heading) })
 	if start < 1 {
 		t.Fatalf("no table:\n%s", text)
 	}

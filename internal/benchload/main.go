@@ -7,11 +7,13 @@
 // instructions the server executes under valgrind's callgrind, and the CPU
 // time (user + system) the kernel counts for it without valgrind. It then
 // runs the cycle with minisqs in its other storage mode, to compare a
-// --db file with memory.
+// --db file with memory. Last, unless -wall is off, it compares minisqs
+// with goaws on wall clocks (wallclock.go).
 //
 // Usage:
 //
 //	benchload -minisqs BIN -floor BIN [-mode memory|db] [-msgs N] [-cpu-msgs N] [-idle 10s]
+//		[-wall on|only|off] [-goaws BIN] [-wall-time 3s] [-wall-fill N]
 package main
 
 import (
@@ -47,6 +49,7 @@ type config struct {
 	// valgrind and callgrindControl are the tools' paths; with either
 	// empty, the instruction columns are skipped.
 	valgrind, callgrindControl string
+	wall                       wallConfig // the wall-clock comparison with goaws (wallclock.go)
 }
 
 // Environment variables that set the flags' defaults.
@@ -66,14 +69,18 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.DurationVar(&cfg.idle, "idle", 10*time.Second, "how long the idle phase lasts")
 	fs.StringVar(&cfg.valgrind, "valgrind", lookPath("valgrind"), "valgrind; empty skips the instruction counts")
 	fs.StringVar(&cfg.callgrindControl, "callgrind-control", lookPath("callgrind_control"), "callgrind_control, which comes with valgrind")
+	cfg.wall.addFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if cfg.minisqs == "" || cfg.floor == "" {
+	if cfg.minisqs == "" || (cfg.floor == "" && cfg.wall.mode != wallOnly) {
 		return config{}, fmt.Errorf("-minisqs and -floor are both needed")
+	}
+	if err := cfg.wall.check(); err != nil {
+		return config{}, err
 	}
 	if cfg.mode != "memory" && cfg.mode != "db" {
 		return config{}, fmt.Errorf("-mode %q: want memory or db", cfg.mode)
@@ -122,10 +129,15 @@ func run(ctx context.Context, cfg config, out, log io.Writer) error {
 		return err
 	}
 	defer b.close()
-	res, err := b.measureAll(ctx)
-	if err != nil {
-		return err
+	if cfg.wall.mode != wallOnly {
+		res, err := b.measureAll(ctx)
+		if err != nil {
+			return err
+		}
+		writeTable(out, cfg, res)
 	}
-	writeTable(out, cfg, res)
-	return nil
+	if cfg.wall.mode == wallOff {
+		return nil
+	}
+	return b.wallClock(ctx, out)
 }

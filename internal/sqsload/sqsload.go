@@ -1,5 +1,6 @@
 // Package sqsload is the workload of minisqs's benchmarks: an aws-sdk-go-v2
-// client for a server on this machine, batches of ten messages sent,
+// client for a server on this machine (or an aws-sdk-go v1 client, for the
+// query protocol), messages sent one at a time or in batches of ten,
 // received and deleted on one queue, and the recording of a server's
 // answers that the benchmarks' floor server (internal/benchfloor) replays.
 // BenchmarkHTTPCycle in compat and the bench command (scripts/bench) drive
@@ -79,11 +80,22 @@ const BatchSize = 10
 // BodySize is the length in bytes of each message's body.
 const BodySize = 200
 
+// body is every message's body, and kind its one attribute, a String;
+// every server gets the same messages from either protocol's client.
+var body = strings.Repeat("a message body of a typical small size. ", BodySize/40)
+
+const kindName, kindValue = "kind", "order"
+
 // Queue is one queue the workload drives, with the batch it sends.
 type Queue struct {
 	c       *sqs.Client
 	url     *string
 	entries []types.SendMessageBatchRequestEntry
+}
+
+// kind is the attribute of every message the workload sends.
+var kind = map[string]types.MessageAttributeValue{
+	kindName: {DataType: aws.String("String"), StringValue: aws.String(kindValue)},
 }
 
 // NewQueue creates the queue name on c's server.
@@ -94,15 +106,12 @@ func NewQueue(ctx context.Context, c *sqs.Client, name string) (*Queue, error) {
 	}
 	// Every batch is the same, so a server's recorded answers to one (see
 	// Record) fit every other: the SDK checks the MD5 of each body sent.
-	body := strings.Repeat("a message body of a typical small size. ", BodySize/40)
 	entries := make([]types.SendMessageBatchRequestEntry, BatchSize)
 	for i := range entries {
 		entries[i] = types.SendMessageBatchRequestEntry{
-			Id:          aws.String(strconv.Itoa(i)),
-			MessageBody: aws.String(body),
-			MessageAttributes: map[string]types.MessageAttributeValue{
-				"kind": {DataType: aws.String("String"), StringValue: aws.String("order")},
-			},
+			Id:                aws.String(strconv.Itoa(i)),
+			MessageBody:       aws.String(body),
+			MessageAttributes: kind,
 		}
 	}
 	return &Queue{c: c, url: q.QueueUrl, entries: entries}, nil
@@ -111,6 +120,18 @@ func NewQueue(ctx context.Context, c *sqs.Client, name string) (*Queue, error) {
 // Send sends one batch of BatchSize messages with SendMessageBatch.
 func (q *Queue) Send(ctx context.Context) error {
 	_, err := q.c.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: q.url, Entries: q.entries})
+	return err
+}
+
+// SendOne sends one message with SendMessage.
+func (q *Queue) SendOne(ctx context.Context) error {
+	_, err := q.c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q.url, MessageBody: aws.String(body), MessageAttributes: kind})
+	return err
+}
+
+// Delete deletes the queue.
+func (q *Queue) Delete(ctx context.Context) error {
+	_, err := q.c.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: q.url})
 	return err
 }
 
@@ -137,9 +158,16 @@ func (q *Queue) ReceiveDelete(ctx context.Context) (int, error) {
 const maxEmptyReceives = 100
 
 // Drain calls ReceiveDelete until it has received and deleted n messages.
-func (q *Queue) Drain(ctx context.Context, n int) error {
+func (q *Queue) Drain(ctx context.Context, n int) error { return drain(ctx, q.ReceiveDelete, n) }
+
+// Cycle sends one batch, then receives and deletes its messages.
+func (q *Queue) Cycle(ctx context.Context) error { return cycle(ctx, q.Send, q.ReceiveDelete) }
+
+// drain calls receiveDelete, a queue's ReceiveDelete, until it has
+// received and deleted n messages.
+func drain(ctx context.Context, receiveDelete func(context.Context) (int, error), n int) error {
 	for got, empty := 0, 0; got < n; {
-		k, err := q.ReceiveDelete(ctx)
+		k, err := receiveDelete(ctx)
 		if err != nil {
 			return err
 		}
@@ -155,12 +183,12 @@ func (q *Queue) Drain(ctx context.Context, n int) error {
 	return nil
 }
 
-// Cycle sends one batch, then receives and deletes its messages.
-func (q *Queue) Cycle(ctx context.Context) error {
-	if err := q.Send(ctx); err != nil {
+// cycle calls send, a queue's Send, then drains its batch.
+func cycle(ctx context.Context, send func(context.Context) error, receiveDelete func(context.Context) (int, error)) error {
+	if err := send(ctx); err != nil {
 		return err
 	}
-	return q.Drain(ctx, BatchSize)
+	return drain(ctx, receiveDelete, BatchSize)
 }
 
 // Record runs one cycle on a new queue called name at endpoint and saves

@@ -102,3 +102,69 @@ func TestRecord(t *testing.T) {
 		t.Errorf("recorded ReceiveMessage %s, want %d messages of %d bytes with receipt handles", data, BatchSize, BodySize)
 	}
 }
+
+// TestQueryQueue drives a queue with the query-protocol client and checks
+// the messages' count with the JSON one: every call reached the queue.
+func TestQueryQueue(t *testing.T) {
+	ctx := context.Background()
+	url := minisqstest.RunT(t).URL()
+	c, err := QueryClient(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := NewQueryQueue(ctx, c, "query")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Send(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SendOne(ctx); err != nil {
+		t.Fatal(err)
+	}
+	jc := LoopbackClient(url)
+	jq := &Queue{url: q.url}
+	if got := depth(t, jc, jq); got != "11+0" {
+		t.Fatalf("after a batch and one message, visible+in flight = %s, want 11+0", got)
+	}
+	if err := q.Drain(ctx, BatchSize+1); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Cycle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := depth(t, jc, jq); got != "0+0" {
+		t.Fatalf("after Drain and Cycle, visible+in flight = %s, want 0+0", got)
+	}
+	if err := q.Delete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jc.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("query")}); err == nil {
+		t.Error("GetQueueUrl after Delete: no error")
+	}
+}
+
+// TestSendOneDelete checks the JSON client's single send and its Delete.
+func TestSendOneDelete(t *testing.T) {
+	ctx := context.Background()
+	c := LoopbackClient(minisqstest.RunT(t).URL())
+	q, err := NewQueue(ctx, c, "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SendOne(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := depth(t, c, q); got != "1+0" {
+		t.Fatalf("after SendOne, visible+in flight = %s, want 1+0", got)
+	}
+	if err := q.Drain(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Delete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("one")}); err == nil {
+		t.Error("GetQueueUrl after Delete: no error")
+	}
+}
