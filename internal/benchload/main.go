@@ -7,11 +7,13 @@
 // instructions the server executes under valgrind's callgrind, and the CPU
 // time (user + system) the kernel counts for it without valgrind. It then
 // runs the cycle with minisqs in its other storage mode, to compare a
-// --db file with memory.
+// --db file with memory. Last, unless -pollers 0, it opens many idle long
+// polls on minisqs in memory, meters the server's CPU while they wait, and
+// times how soon one answers after each of a run of single sends.
 //
 // Usage:
 //
-//	benchload -minisqs BIN -floor BIN [-mode memory|db] [-msgs N] [-cpu-msgs N] [-idle 10s]
+//	benchload -minisqs BIN -floor BIN [-mode memory|db] [-msgs N] [-cpu-msgs N] [-idle 10s] [-table=false] [-pollers 1000] [-poller-sends 200] [-poller-idle 10s]
 package main
 
 import (
@@ -47,6 +49,8 @@ type config struct {
 	// valgrind and callgrindControl are the tools' paths; with either
 	// empty, the instruction columns are skipped.
 	valgrind, callgrindControl string
+	table                      bool // whether to measure the table's phases
+	pollers                    pollersConfig
 }
 
 // Environment variables that set the flags' defaults.
@@ -64,6 +68,10 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	msgs := fs.String("msgs", envOr(getenv, msgsEnv, "4000"), "messages in each phase under callgrind, a multiple of 10 (default from "+msgsEnv+")")
 	cpuMsgs := fs.String("cpu-msgs", envOr(getenv, cpuMsgsEnv, "50000"), "messages in each phase for the CPU time, a multiple of 10 (default from "+cpuMsgsEnv+")")
 	fs.DurationVar(&cfg.idle, "idle", 10*time.Second, "how long the idle phase lasts")
+	fs.BoolVar(&cfg.table, "table", true, "measure the table's phases; -table=false runs the pollers phase alone")
+	fs.IntVar(&cfg.pollers.n, "pollers", 1000, "concurrent long polls in the pollers phase, after the table; 0 skips it")
+	fs.IntVar(&cfg.pollers.sends, "poller-sends", 200, "messages sent one at a time to the pollers")
+	fs.DurationVar(&cfg.pollers.idle, "poller-idle", 10*time.Second, "how long the pollers' idle window lasts")
 	fs.StringVar(&cfg.valgrind, "valgrind", lookPath("valgrind"), "valgrind; empty skips the instruction counts")
 	fs.StringVar(&cfg.callgrindControl, "callgrind-control", lookPath("callgrind_control"), "callgrind_control, which comes with valgrind")
 	if err := fs.Parse(args); err != nil {
@@ -74,6 +82,12 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	}
 	if cfg.minisqs == "" || cfg.floor == "" {
 		return config{}, fmt.Errorf("-minisqs and -floor are both needed")
+	}
+	if cfg.pollers.n < 0 || cfg.pollers.n > 0 && cfg.pollers.sends <= 0 {
+		return config{}, fmt.Errorf("-pollers %d, -poller-sends %d: want no pollers, or pollers and sends", cfg.pollers.n, cfg.pollers.sends)
+	}
+	if cfg.pollers.idle <= 0 || cfg.pollers.idle+settleTime >= pollWait*time.Second {
+		return config{}, fmt.Errorf("-poller-idle %v: want more than 0 and less than %v, to fit in the polls' first wait", cfg.pollers.idle, pollWait*time.Second-settleTime)
 	}
 	if cfg.mode != "memory" && cfg.mode != "db" {
 		return config{}, fmt.Errorf("-mode %q: want memory or db", cfg.mode)
@@ -122,10 +136,20 @@ func run(ctx context.Context, cfg config, out, log io.Writer) error {
 		return err
 	}
 	defer b.close()
-	res, err := b.measureAll(ctx)
+	if cfg.table {
+		res, err := b.measureAll(ctx)
+		if err != nil {
+			return err
+		}
+		writeTable(out, cfg, res)
+	}
+	if cfg.pollers.n == 0 {
+		return nil
+	}
+	pr, err := b.measurePollers(ctx, cfg.pollers)
 	if err != nil {
 		return err
 	}
-	writeTable(out, cfg, res)
+	writePollers(out, pr)
 	return nil
 }
