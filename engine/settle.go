@@ -79,18 +79,16 @@ func (q *Queue) settle(now int64) {
 	}
 }
 
-// stopWaiting ends a receive's registration on wake, the notify channel it
-// waited on. From then until it has tried again (retried), the receive
-// counts in woken, whether a close of wake or its own timer woke it, so
-// that Settle waits for it. It reports whether the caller, retrying, must
-// call retried after its try.
-func (q *Queue) stopWaiting(wake chan struct{}, retrying bool) bool {
+// stopWaiting ends a receive's registration w. From then until it has
+// tried again (retried), the receive counts in woken, whether a wake-up or
+// its own timer woke it, so that Settle waits for it. It reports whether the
+// caller, retrying, must call retried after its try.
+func (q *Queue) stopWaiting(w *waiter, retrying bool) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	select {
-	case <-wake: // wakeLocked counted this receive when it closed wake
-	default:
-		q.waiting--
+	if !w.woken { // else wakeLocked counted it when it woke it
+		q.waiters.remove(w)
+		w.woken = true
 		q.woken++
 	}
 	if !retrying {
@@ -106,7 +104,13 @@ func (q *Queue) retried() {
 	q.retriedLocked()
 }
 
+// The last woken receive to try hands the wake-up on if messages are still
+// there to take: one woken for a message another receive took finds nothing,
+// one that gives up unwoken takes nothing, and one may take several.
 func (q *Queue) retriedLocked() {
+	if q.woken == 1 && q.waiters.n > 0 && q.deliverableLocked() {
+		q.wakeLocked(1)
+	}
 	if q.woken--; q.woken == 0 {
 		q.settled.Broadcast()
 	}
