@@ -291,8 +291,8 @@ func TestPollers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.n != 20 || len(r.latency) != 10 || r.threads < 1 || r.idleCPU < 0 {
-		t.Errorf("result %+v: want 20 polls, 10 latencies and the server's threads", r)
+	if r.n != 20 || len(r.latency) != 10 || r.threads < 1 || r.idleCPU.ticks < 0 || r.sendCPU.sched <= 0 {
+		t.Errorf("result %+v: want 20 polls, 10 latencies, the server's threads and its CPU over the sends", r)
 	}
 	if !slices.IsSorted(r.latency) || r.latency[0] <= 0 {
 		t.Errorf("latencies %v: want positive, sorted", r.latency)
