@@ -52,6 +52,7 @@ type Queue struct {
 	sub       *Subscription
 	parts     partitioning
 	waiters   waiterList    // receives blocked until a message may be theirs
+	waitTimer *waitTimer    // set while receives wait and a delay or lease is to end
 	woken     int           // receives that have left their wait and not yet tried again
 	settled   sync.Cond     // on mu; broadcast when woken falls to zero
 	watching  int           // waits blocked on the current changed
@@ -338,11 +339,12 @@ func (q *Queue) setStateLocked(m *message, s uint8, redelivery bool) {
 		q.delayed++
 		q.timers.push(m.visibleAt, m)
 		q.e.dueAt(m.visibleAt)
-		q.wakeBeforeLocked(m.visibleAt)
+		q.armWaitTimerLocked(m.visibleAt)
 	case stateInFlight:
 		q.inFlight++
 		q.timers.push(m.visibleAt, m)
 		q.e.dueAt(m.visibleAt)
+		q.armWaitTimerLocked(m.visibleAt)
 		if m.group != nil {
 			m.group.inFlight++
 			if q.fifo {
@@ -363,6 +365,7 @@ func (q *Queue) extendLocked(m *message, visibleAt int64) {
 	q.changedLocked()
 	m.visibleAt = visibleAt
 	q.timers.push(visibleAt, m)
+	q.armWaitTimerLocked(visibleAt)
 }
 
 // unstateLocked takes m out of its state's list and count; its timers entry,

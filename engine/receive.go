@@ -66,16 +66,11 @@ func (q *Queue) Receive(ctx context.Context, opts ReceiveOptions) ([]Delivery, e
 			pollEnd, stopPoll = q.e.pollTimer(time.Duration(wait) * time.Second)
 			defer stopPoll()
 		}
-		// A delayed or leased message becoming visible wakes the poll too.
-		var due <-chan time.Time
-		stopDue := func() {}
-		if w.due != 0 {
-			due, stopDue = q.e.clock.After(time.Duration(w.due - q.e.clock.Now().UnixNano()))
-		}
+		// A delayed or leased message becoming visible wakes it too, through
+		// the queue's timer.
 		done := false
 		select {
 		case <-w.wake:
-		case <-due:
 		case <-pollEnd:
 			done = true
 		case <-ctx.Done():
@@ -83,7 +78,6 @@ func (q *Queue) Receive(ctx context.Context, opts ReceiveOptions) ([]Delivery, e
 		case <-q.e.closing:
 			done = true
 		}
-		stopDue()
 		woken = q.stopWaiting(w, !done)
 		if done {
 			return nil, ctx.Err()
@@ -92,8 +86,7 @@ func (q *Queue) Receive(ctx context.Context, opts ReceiveOptions) ([]Delivery, e
 }
 
 // receiveOnce takes what is available now. When it takes nothing and wait is
-// set, it registers a waiter, due when the next delayed or leased message
-// becomes visible.
+// set, it registers a waiter.
 func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *waiter, err error) {
 	a := q.Attributes()
 	dlq := q.e.deadLetterTarget(a)
@@ -176,11 +169,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *
 		}
 	}
 	if len(out) == 0 && err == nil && wait {
-		var due int64
-		if t, ok := q.timers.peek(); ok {
-			due = t.at
-		}
-		w = q.waitLocked(due)
+		w = q.waitLocked()
 	}
 	q.mu.Unlock()
 	if len(dead) > 0 {

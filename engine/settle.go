@@ -80,14 +80,14 @@ func (q *Queue) settle(now int64) {
 }
 
 // stopWaiting ends a receive's registration w. From then until it has
-// tried again (retried), the receive counts in woken, whether a wake-up or
-// its own timer woke it, so that Settle waits for it. It reports whether the
+// tried again (retried), the receive counts in woken, whether a wake-up
+// woke it or it is leaving, so that Settle waits for it. It reports whether the
 // caller, retrying, must call retried after its try.
 func (q *Queue) stopWaiting(w *waiter, retrying bool) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if !w.woken { // else wakeLocked counted it when it woke it
-		q.waiters.remove(w)
+		q.removeWaiterLocked(w)
 		w.woken = true
 		q.woken++
 	}

@@ -6,16 +6,16 @@ package engine
 // A woken poll that takes nothing (another receive was quicker, or it takes
 // more than one message) hands the wake-up on when it is the last awake:
 // whenever no woken poll is left, either nothing is deliverable or no poll
-// waits.
+// waits. The ends of delays and leases wake them the same way, through one
+// timer for the queue rather than one for each poll.
+
+import "time"
 
 // waiter is one long poll blocked on its queue.
 type waiter struct {
-	link link[waiter]
-	wake chan struct{} // closed when the poll is woken
-	// due is the deadline its own timer is armed for, the soonest of the
-	// queue's delays and leases when it began to wait; 0 for none.
-	due   int64
-	woken bool // taken off the queue's waiters by a wake-up
+	link  link[waiter]
+	wake  chan struct{} // closed when the poll is woken
+	woken bool          // taken off the queue's waiters by a wake-up
 }
 
 func (w *waiter) links() *link[waiter] { return &w.link }
@@ -23,12 +23,24 @@ func (w *waiter) links() *link[waiter] { return &w.link }
 // waiterList holds a queue's waiting polls, longest waiting first.
 type waiterList = list[waiter, *waiter]
 
-// waitLocked registers a poll that found nothing and whose own timer will
-// fire at due (0 for none).
-func (q *Queue) waitLocked(due int64) *waiter {
-	w := &waiter{wake: make(chan struct{}), due: due}
+// waitLocked registers a poll that found nothing.
+func (q *Queue) waitLocked() *waiter {
+	w := &waiter{wake: make(chan struct{})}
 	q.waiters.pushBack(w)
+	if t, ok := q.timers.peek(); ok {
+		q.armWaitTimerLocked(t.at)
+	}
 	return w
+}
+
+// removeWaiterLocked takes w off the waiters, and lets the queue's timer go
+// when none is left.
+func (q *Queue) removeWaiterLocked(w *waiter) {
+	q.waiters.remove(w)
+	if q.waiters.n == 0 && q.waitTimer != nil {
+		close(q.waitTimer.stop)
+		q.waitTimer = nil
+	}
 }
 
 // wakeLocked wakes up to n waiting polls, longest waiting first, to try
@@ -36,33 +48,15 @@ func (q *Queue) waitLocked(due int64) *waiter {
 func (q *Queue) wakeLocked(n int) {
 	for ; n > 0 && q.waiters.n > 0; n-- {
 		w := q.waiters.front()
-		q.waiters.remove(w)
-		q.wokeLocked(w)
+		q.removeWaiterLocked(w)
+		w.woken = true
+		close(w.wake)
+		q.woken++
 	}
 }
 
 // wakeAllLocked wakes every waiting poll: the queue is gone or emptied.
 func (q *Queue) wakeAllLocked() { q.wakeLocked(q.waiters.n) }
-
-// wakeBeforeLocked wakes the polls whose own timers would fire after at, or
-// never, so that they arm them again for a message that becomes visible at
-// at.
-func (q *Queue) wakeBeforeLocked(at int64) {
-	for w := q.waiters.front(); w != nil; {
-		next := w.link.next
-		if w.due == 0 || w.due > at {
-			q.waiters.remove(w)
-			q.wokeLocked(w)
-		}
-		w = next
-	}
-}
-
-func (q *Queue) wokeLocked(w *waiter) {
-	w.woken = true
-	close(w.wake)
-	q.woken++
-}
 
 // deliverableLocked reports whether a receive would find a message to take:
 // a visible one on a standard queue, a group that can deliver on a FIFO
@@ -72,4 +66,57 @@ func (q *Queue) deliverableLocked() bool {
 		return q.available.front() != nil
 	}
 	return q.ready.front() != nil
+}
+
+// waitTimer fires when the soonest delay or lease of its queue ends while
+// polls wait, to make the message visible and so wake one of them.
+type waitTimer struct {
+	at   int64         // the deadline, in the clock's Unix nanoseconds
+	stop chan struct{} // closed when the timer is let go
+}
+
+// armWaitTimerLocked sets the queue's timer for a message that becomes
+// visible at at, if polls wait and the timer is not already set as soon.
+func (q *Queue) armWaitTimerLocked(at int64) {
+	if q.waiters.n == 0 {
+		return
+	}
+	if t := q.waitTimer; t != nil {
+		if t.at <= at {
+			return
+		}
+		close(t.stop)
+	}
+	t := &waitTimer{at: at, stop: make(chan struct{})}
+	q.waitTimer = t
+	fire, release := q.e.clock.After(time.Duration(at - q.e.clock.Now().UnixNano()))
+	go q.runWaitTimer(t, fire, release)
+}
+
+// runWaitTimer waits for t, then advances the queue, which wakes a poll for
+// each message that became visible, and sets the timer again for the next
+// deadline while polls still wait.
+func (q *Queue) runWaitTimer(t *waitTimer, fire <-chan time.Time, release func()) {
+	select {
+	case <-fire:
+	case <-t.stop:
+		release()
+		return
+	case <-q.e.closing:
+		release()
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.waitTimer != t {
+		return // let go of, or replaced by a sooner one, as it fired
+	}
+	q.waitTimer = nil
+	if q.deleted {
+		return
+	}
+	q.advance(q.e.clock.Now().UnixNano())
+	if e, ok := q.timers.peek(); ok {
+		q.armWaitTimerLocked(e.at)
+	}
 }

@@ -121,51 +121,41 @@ func TestLeaseEndWakesAWaiter(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCounts(t, q, Counts{InFlight: 1})
+	// Only the poll woken for it left its wait.
+	if waiting, woken := waitState(q); waiting != 4 || woken != 0 {
+		t.Fatalf("after the lease's end, %d receives wait and %d are woken, want 4 and 0", waiting, woken)
+	}
 	if got := ps.take(t, 1); !slices.Equal(got, []string{"m"}) {
 		t.Fatalf("got %q", got)
 	}
-	awaitParked(t, clk, q, 4)
-	if len(ps.results) != 0 {
-		t.Fatalf("%d more polls returned", len(ps.results))
-	}
 }
 
-func TestDelayedSendWakesOnlyWaitersArmedLater(t *testing.T) {
+func TestDelayEndsWakeOneWaiterEach(t *testing.T) {
 	e, clk := newTestEngine(t, Options{})
 	q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
 	const n = 5
 	ps := startPollers(t, clk, q, n, ReceiveOptions{})
 
-	// With nothing due, no poll has a timer of its own: a delayed message
-	// wakes them all to arm one.
-	send(t, q, NewMessage{Body: "in 5", DelaySeconds: ptr(5)})
-	if waiting, _ := waitState(q); waiting != 0 {
-		t.Fatalf("after a delayed send, %d receives still wait, want all woken", waiting)
-	}
-	// Each waits again with its poll's timer and the delay's; the sweeper
-	// has one more.
-	awaitParked(t, clk, q, n)
-	awaitTimers(t, clk, 2*n+1)
-
-	// A later delay is past every poll's own timer: it wakes none.
+	// Delayed messages wake no poll; the queue sets one timer for the
+	// soonest, beside the polls' own and the sweeper's.
 	send(t, q, NewMessage{Body: "in 10", DelaySeconds: ptr(10)})
-	if waiting, _ := waitState(q); waiting != n {
-		t.Fatalf("after a later delayed send, %d receives wait, want %d", waiting, n)
+	send(t, q, NewMessage{Body: "in 5", DelaySeconds: ptr(5)})
+	if waiting, woken := waitState(q); waiting != n || woken != 0 {
+		t.Fatalf("after delayed sends, %d receives wait and %d are woken, want %d and 0", waiting, woken, n)
 	}
+	awaitTimers(t, clk, n+2)
 
 	// The polls' 20 s are the clock's: both delays end before them.
-	if err := e.Advance(5 * time.Second); err != nil {
-		t.Fatal(err)
+	for _, body := range []string{"in 5", "in 10"} {
+		if err := e.Advance(5 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if got := ps.take(t, 1); !slices.Equal(got, []string{body}) {
+			t.Fatalf("got %q, want %q", got, body)
+		}
 	}
-	if got := ps.take(t, 1); !slices.Equal(got, []string{"in 5"}) {
-		t.Fatalf("at 5 s got %q", got)
-	}
-	awaitParked(t, clk, q, n-1)
-	if err := e.Advance(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if got := ps.take(t, 1); !slices.Equal(got, []string{"in 10"}) {
-		t.Fatalf("at 10 s got %q", got)
+	if waiting, woken := waitState(q); waiting != n-2 || woken != 0 {
+		t.Fatalf("after both delays, %d receives wait and %d are woken, want %d and 0", waiting, woken, n-2)
 	}
 }
 
