@@ -571,7 +571,7 @@ func (e *Engine) deleteQueue(q *Queue) error {
 	e.dueAt(now.Add(DeleteQueueCooldown).UnixNano())
 	q.deleted = true
 	q.clearLocked()
-	q.wakeLocked()
+	q.wakeAllLocked()
 	return nil
 }
 

@@ -170,13 +170,13 @@ func awaitParked(t testing.TB, clk *ManualClock, q *Queue, n int) {
 	deadline := time.Now().Add(safetyTimeout)
 	for {
 		q.mu.Lock()
-		w := q.waiting
+		w := q.waiters.n
 		q.mu.Unlock()
 		if w >= n && clk.Waiters() >= n+1 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("receives never parked: q.waiting=%d clock waiters=%d, want %d and %d", w, clk.Waiters(), n, n+1)
+			t.Fatalf("receives never parked: q.waiters.n=%d clock waiters=%d, want %d and %d", w, clk.Waiters(), n, n+1)
 		}
 		runtime.Gosched()
 	}

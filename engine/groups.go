@@ -117,6 +117,7 @@ func (q *Queue) updateAvailabilityLocked(g *group) {
 			if g.pos == 0 {
 				g.key = key
 				q.available.push(g)
+				q.wakeLocked(1)
 			} else if g.key != key {
 				g.key = key
 				q.available.fix(g)

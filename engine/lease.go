@@ -160,7 +160,6 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 		}
 		return errs
 	}
-	woke := false
 	for _, p := range planned {
 		if p.m.state == stateInFlight && p.state == stateInFlight {
 			q.extendLocked(p.m, p.end)
@@ -169,10 +168,6 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 		q.unstateLocked(p.m)
 		p.m.visibleAt = p.end
 		q.setStateLocked(p.m, p.state, p.state == stateReady)
-		woke = woke || p.state == stateReady
-	}
-	if woke {
-		q.wakeLocked()
 	}
 	return errs
 }

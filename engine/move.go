@@ -100,7 +100,6 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 		q.insertLocked(m)
 		q.countEnqueuedLocked(m)
 	}
-	q.wakeLocked()
 	return len(adopted), nil
 }
 
@@ -123,5 +122,4 @@ func (q *Queue) giveBack(msgs []*message) {
 		q.stats.removed--
 		q.insertLocked(m)
 	}
-	q.wakeLocked()
 }

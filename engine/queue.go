@@ -51,8 +51,8 @@ type Queue struct {
 	stats     queueStats
 	sub       *Subscription
 	parts     partitioning
-	waiting   int           // receives blocked on the current notify
-	notify    chan struct{} // closed and replaced when messages may have become visible
+	waiters   waiterList    // receives blocked until a message may be theirs
+	waitTimer *waitTimer    // set while receives wait and a delay or lease is to end
 	woken     int           // receives that have left their wait and not yet tried again
 	settled   sync.Cond     // on mu; broadcast when woken falls to zero
 	watching  int           // waits blocked on the current changed
@@ -74,7 +74,6 @@ func newQueue(e *Engine, rec *queueRecord) *Queue {
 		lastPurge: time.Unix(0, rec.LastPurge),
 		sub:       rec.Subscription,
 		groups:    map[string]*group{},
-		notify:    make(chan struct{}),
 		changed:   make(chan struct{}),
 		fifo:      rec.Attributes.FifoQueue,
 	}
@@ -304,17 +303,6 @@ func (q *Queue) clearLocked() {
 	q.changedLocked()
 }
 
-// wakeLocked tells waiting receives to look again. Settle waits until each
-// of them has (see stopWaiting).
-func (q *Queue) wakeLocked() {
-	if q.waiting > 0 {
-		q.woken += q.waiting
-		q.waiting = 0
-		close(q.notify)
-		q.notify = make(chan struct{})
-	}
-}
-
 // insertLocked indexes a new m by its state.
 func (q *Queue) insertLocked(m *message) {
 	q.msgs.put(m)
@@ -344,14 +332,19 @@ func (q *Queue) setStateLocked(m *message, s uint8, redelivery bool) {
 		default:
 			q.ready.pushBack(m)
 		}
+		if !q.fifo { // a FIFO queue's groups wake receives as they become available
+			q.wakeLocked(1)
+		}
 	case stateDelayed:
 		q.delayed++
 		q.timers.push(m.visibleAt, m)
 		q.e.dueAt(m.visibleAt)
+		q.armWaitTimerLocked(m.visibleAt)
 	case stateInFlight:
 		q.inFlight++
 		q.timers.push(m.visibleAt, m)
 		q.e.dueAt(m.visibleAt)
+		q.armWaitTimerLocked(m.visibleAt)
 		if m.group != nil {
 			m.group.inFlight++
 			if q.fifo {
@@ -372,6 +365,7 @@ func (q *Queue) extendLocked(m *message, visibleAt int64) {
 	q.changedLocked()
 	m.visibleAt = visibleAt
 	q.timers.push(visibleAt, m)
+	q.armWaitTimerLocked(visibleAt)
 }
 
 // unstateLocked takes m out of its state's list and count; its timers entry,
@@ -446,14 +440,12 @@ func (q *Queue) compactLocked() {
 // that ends, since a restart reaches the same conclusion from visibleAt.
 func (q *Queue) advance(now int64) {
 	q.samplePartitionsLocked(now)
-	woke := false
 	var returned []*message
 	for e, ok := q.timers.peek(); ok && e.at <= now; e, ok = q.timers.peek() {
 		q.timers.pop()
 		if !timerLive(e) {
 			continue
 		}
-		woke = true
 		if e.m.state == stateInFlight {
 			returned = append(returned, e.m)
 			continue
@@ -493,9 +485,6 @@ func (q *Queue) advance(now int64) {
 		if err == nil {
 			q.savedSeq(seq)
 		}
-	}
-	if woke {
-		q.wakeLocked()
 	}
 }
 

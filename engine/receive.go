@@ -54,11 +54,11 @@ func (q *Queue) Receive(ctx context.Context, opts ReceiveOptions) ([]Delivery, e
 	var pollEnd <-chan time.Time // the poll's own wait, armed at its first wait
 	woken := false
 	for {
-		got, wake, nextDue, err := q.receiveOnce(opts, wait > 0)
+		got, w, err := q.receiveOnce(opts, wait > 0)
 		if woken {
 			q.retried()
 		}
-		if err != nil || len(got) > 0 || wake == nil {
+		if err != nil || len(got) > 0 || w == nil {
 			return got, err
 		}
 		if pollEnd == nil {
@@ -66,16 +66,11 @@ func (q *Queue) Receive(ctx context.Context, opts ReceiveOptions) ([]Delivery, e
 			pollEnd, stopPoll = q.e.pollTimer(time.Duration(wait) * time.Second)
 			defer stopPoll()
 		}
-		// A delayed or leased message becoming visible wakes the poll too.
-		var due <-chan time.Time
-		stopDue := func() {}
-		if nextDue != 0 {
-			due, stopDue = q.e.clock.After(time.Duration(nextDue - q.e.clock.Now().UnixNano()))
-		}
+		// A delayed or leased message becoming visible wakes it too, through
+		// the queue's timer.
 		done := false
 		select {
-		case <-wake:
-		case <-due:
+		case <-w.wake:
 		case <-pollEnd:
 			done = true
 		case <-ctx.Done():
@@ -83,8 +78,7 @@ func (q *Queue) Receive(ctx context.Context, opts ReceiveOptions) ([]Delivery, e
 		case <-q.e.closing:
 			done = true
 		}
-		stopDue()
-		woken = q.stopWaiting(wake, !done)
+		woken = q.stopWaiting(w, !done)
 		if done {
 			return nil, ctx.Err()
 		}
@@ -92,9 +86,8 @@ func (q *Queue) Receive(ctx context.Context, opts ReceiveOptions) ([]Delivery, e
 }
 
 // receiveOnce takes what is available now. When it takes nothing and wait is
-// set, it registers a waiter and returns the channel that signals a change,
-// and the instant the next delayed or leased message becomes visible.
-func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wake chan struct{}, nextDue int64, err error) {
+// set, it registers a waiter.
+func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *waiter, err error) {
 	a := q.Attributes()
 	dlq := q.e.deadLetterTarget(a)
 	vis := a.VisibilityTimeout
@@ -109,7 +102,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 	q.mu.Lock()
 	if q.deleted {
 		q.mu.Unlock()
-		return nil, nil, 0, errNoQueue()
+		return nil, nil, errNoQueue()
 	}
 	now := q.e.clock.Now().UnixNano()
 	q.advance(now)
@@ -125,7 +118,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 			q.stats.received += int64(len(out))
 		}
 		q.mu.Unlock()
-		return out, nil, 0, err
+		return out, nil, err
 	}
 	var picked, dead []*message
 	var undo [maxBatchEntriesAnyProfile]lease // picked[i]'s lease before this receive
@@ -149,7 +142,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 		undo[len(picked)] = leaseOf(m)
 		if err := q.e.handles.newToken(q.e.opts.Random, q.uuid, m); err != nil {
 			q.mu.Unlock()
-			return nil, nil, 0, ErrInternalFailure("receipt token: " + err.Error())
+			return nil, nil, ErrInternalFailure("receipt token: " + err.Error())
 		}
 		q.unstateLocked(m)
 		m.receiveCount++
@@ -176,17 +169,13 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 		}
 	}
 	if len(out) == 0 && err == nil && wait {
-		q.waiting++
-		wake = q.notify
-		if t, ok := q.timers.peek(); ok {
-			nextDue = t.at
-		}
+		w = q.waitLocked()
 	}
 	q.mu.Unlock()
 	if len(dead) > 0 {
 		dlq.adopt(q, dead, deadLettered)
 	}
-	return out, wake, nextDue, err
+	return out, w, err
 }
 
 // retryAttemptLocked answers a FIFO receive retried with the same attempt

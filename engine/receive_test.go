@@ -851,10 +851,10 @@ func TestLongPollWakesOnSend(t *testing.T) {
 				t.Errorf("clock moved")
 			}
 			q.mu.Lock()
-			waiting := q.waiting
+			waiting := q.waiters.n
 			q.mu.Unlock()
 			if waiting != 0 {
-				t.Errorf("q.waiting = %d after the receive returned", waiting)
+				t.Errorf("q.waiters.n = %d after the receive returned", waiting)
 			}
 		})
 	}
@@ -928,10 +928,10 @@ func TestLongPollContextCancelled(t *testing.T) {
 		t.Errorf("%d clock waiters remain, want at most the sweeper's", n)
 	}
 	q.mu.Lock()
-	waiting := q.waiting
+	waiting := q.waiters.n
 	q.mu.Unlock()
 	if waiting != 0 {
-		t.Errorf("q.waiting = %d", waiting)
+		t.Errorf("q.waiters.n = %d", waiting)
 	}
 	// A message sent afterwards stays for the next receive.
 	sendBodies(t, q, "later")

@@ -202,7 +202,7 @@ func (e *Engine) replace(next *world) error {
 		q.clearLocked()
 		q.dedup = dedupWindow{}
 		q.sub = nil
-		q.wakeLocked()
+		q.wakeAllLocked()
 		q.mu.Unlock()
 	}
 	return nil

@@ -111,9 +111,6 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		q.countEnqueuedLocked(p.m)
 		results[p.i] = SendResult{MessageID: p.rec.ID, MD5OfBody: p.rec.MD5OfBody, SequenceNumber: p.rec.SequenceNumber}
 	}
-	// Waiting receives take the new messages, or wait for a delayed one's
-	// end if it comes before theirs.
-	q.wakeLocked()
 	return results
 }
 

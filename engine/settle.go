@@ -56,8 +56,8 @@ func (e *Engine) Advance(d time.Duration) error {
 // taken them by the time it returns. Purge cooldowns need nothing: they
 // are read against the clock.
 //
-// The sweeper and the receives' own timers reach the same results within a
-// second or so; Settle is for a caller, such as a test after moving the
+// The sweeper and the timer each queue sets for its waiting receives reach
+// the same results within a second or so; Settle is for a caller, such as a test after moving the
 // clock, that must not wait for them.
 func (e *Engine) Settle() {
 	e.catchUpTasks()
@@ -79,18 +79,15 @@ func (q *Queue) settle(now int64) {
 	}
 }
 
-// stopWaiting ends a receive's registration on wake, the notify channel it
-// waited on. From then until it has tried again (retried), the receive
-// counts in woken, whether a close of wake or its own timer woke it, so
-// that Settle waits for it. It reports whether the caller, retrying, must
-// call retried after its try.
-func (q *Queue) stopWaiting(wake chan struct{}, retrying bool) bool {
+// stopWaiting ends a receive's registration w. From then until it has
+// tried again (retried), the receive counts in woken, whether a wake-up
+// woke it or it is leaving, so that Settle waits for it. It reports whether
+// the caller, retrying, must call retried after its try.
+func (q *Queue) stopWaiting(w *waiter, retrying bool) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	select {
-	case <-wake: // wakeLocked counted this receive when it closed wake
-	default:
-		q.waiting--
+	if !w.woken { // else wakeLocked counted it when it woke it
+		q.removeWaiterLocked(w)
 		q.woken++
 	}
 	if !retrying {
@@ -106,7 +103,13 @@ func (q *Queue) retried() {
 	q.retriedLocked()
 }
 
+// The last woken receive to try hands the wake-up on if messages are still
+// there to take: one woken for a message that another receive took finds
+// nothing, one woken as it gives up takes nothing, and one may take several.
 func (q *Queue) retriedLocked() {
+	if q.woken == 1 && q.waiters.n > 0 && q.deliverableLocked() {
+		q.wakeLocked(1)
+	}
 	if q.woken--; q.woken == 0 {
 		q.settled.Broadcast()
 	}

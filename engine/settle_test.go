@@ -239,7 +239,7 @@ func TestAdvanceLeavesLongPollsWaiting(t *testing.T) {
 	deadline := time.Now().Add(safetyTimeout)
 	for {
 		q.mu.Lock()
-		w := q.waiting
+		w := q.waiters.n
 		q.mu.Unlock()
 		if w == 1 {
 			break

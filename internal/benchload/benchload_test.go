@@ -244,3 +244,70 @@ func TestCallgrindMeter(t *testing.T) {
 		t.Errorf("floor's send: %v instructions a message, want thousands", got)
 	}
 }
+
+func TestPollersFlags(t *testing.T) {
+	base := []string{"-minisqs", "m", "-floor", "f"}
+	cfg, err := parseFlags(base, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.table || cfg.pollers != (pollersConfig{n: 1000, sends: 200, idle: 10 * time.Second}) {
+		t.Errorf("defaults: table %v, pollers %+v", cfg.table, cfg.pollers)
+	}
+	if cfg, err = parseFlags(append(base, "-table=false", "-pollers", "0"), func(string) string { return "" }); err != nil || cfg.table || cfg.pollers.n != 0 {
+		t.Errorf("-table=false -pollers 0: %+v, %v", cfg, err)
+	}
+	for _, bad := range [][]string{
+		append(base, "-pollers", "-1"),
+		append(base, "-poller-sends", "0"),
+		append(base, "-poller-idle", "0s"),
+		append(base, "-poller-idle", "18s"), // with the settling, past the polls' first wait
+	} {
+		if _, err := parseFlags(bad, func(string) string { return "" }); err == nil {
+			t.Errorf("parseFlags(%q): no error", bad)
+		}
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	r := pollersResult{}
+	for i := 1; i <= 200; i++ {
+		r.latency = append(r.latency, time.Duration(i)*time.Millisecond)
+	}
+	for p, want := range map[float64]time.Duration{50: 100 * time.Millisecond, 99: 198 * time.Millisecond, 100: 200 * time.Millisecond, 0.1: time.Millisecond} {
+		if got := r.percentile(p); got != want {
+			t.Errorf("p%v = %v, want %v", p, got, want)
+		}
+	}
+	if got := (pollersResult{}).percentile(50); got != 0 {
+		t.Errorf("p50 of none = %v", got)
+	}
+}
+
+// TestPollers runs the pollers phase with a few polls and sends: every send
+// is received, each once, and the figures are measured.
+func TestPollers(t *testing.T) {
+	minisqs, floor := binaries(t)
+	b, err := newBench(config{minisqs: minisqs, floor: floor, mode: "memory"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	r, err := b.measurePollers(context.Background(), pollersConfig{n: 20, sends: 10, idle: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.n != 20 || len(r.latency) != 10 || r.threads < 1 || r.idleCPU.ticks < 0 || r.sendCPU.sched <= 0 {
+		t.Errorf("result %+v: want 20 polls, 10 latencies, the server's threads and its CPU over the sends", r)
+	}
+	if !slices.IsSorted(r.latency) || r.latency[0] <= 0 {
+		t.Errorf("latencies %v: want positive, sorted", r.latency)
+	}
+	var out bytes.Buffer
+	writePollers(&out, r)
+	for _, want := range []string{"pollers: 20 long polls", "idle 10ms: server CPU", "10 sends one at a time", "p99", "µs a send"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -7,12 +7,16 @@
 // instructions the server executes under valgrind's callgrind, and the CPU
 // time (user + system) the kernel counts for it without valgrind. It then
 // runs the cycle with minisqs in its other storage mode, to compare a
-// --db file with memory. Last, unless -wall is off, it compares minisqs
-// with goaws on wall clocks (wallclock.go).
+// --db file with memory. Then, unless -pollers 0, it opens many idle long
+// polls on minisqs in memory, meters the server's CPU while they wait, and
+// times how soon one answers after each of a run of single sends. Last,
+// unless -wall is off, it compares minisqs with goaws on wall clocks
+// (wallclock.go); -wall only runs that comparison alone.
 //
 // Usage:
 //
 //	benchload -minisqs BIN -floor BIN [-mode memory|db] [-msgs N] [-cpu-msgs N] [-idle 10s]
+//		[-table=false] [-pollers 1000] [-poller-sends 200] [-poller-idle 10s]
 //		[-wall on|only|off] [-goaws BIN] [-wall-time 3s] [-wall-fill N]
 package main
 
@@ -49,6 +53,8 @@ type config struct {
 	// valgrind and callgrindControl are the tools' paths; with either
 	// empty, the instruction columns are skipped.
 	valgrind, callgrindControl string
+	table                      bool // whether to measure the table's phases
+	pollers                    pollersConfig
 	wall                       wallConfig // the wall-clock comparison with goaws (wallclock.go)
 }
 
@@ -67,6 +73,10 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	msgs := fs.String("msgs", envOr(getenv, msgsEnv, "4000"), "messages in each phase under callgrind, a multiple of 10 (default from "+msgsEnv+")")
 	cpuMsgs := fs.String("cpu-msgs", envOr(getenv, cpuMsgsEnv, "50000"), "messages in each phase for the CPU time, a multiple of 10 (default from "+cpuMsgsEnv+")")
 	fs.DurationVar(&cfg.idle, "idle", 10*time.Second, "how long the idle phase lasts")
+	fs.BoolVar(&cfg.table, "table", true, "measure the table's phases; -table=false runs the pollers phase alone")
+	fs.IntVar(&cfg.pollers.n, "pollers", 1000, "concurrent long polls in the pollers phase, after the table; 0 skips it")
+	fs.IntVar(&cfg.pollers.sends, "poller-sends", 200, "messages sent one at a time to the pollers")
+	fs.DurationVar(&cfg.pollers.idle, "poller-idle", 10*time.Second, "how long the pollers' idle window lasts")
 	fs.StringVar(&cfg.valgrind, "valgrind", lookPath("valgrind"), "valgrind; empty skips the instruction counts")
 	fs.StringVar(&cfg.callgrindControl, "callgrind-control", lookPath("callgrind_control"), "callgrind_control, which comes with valgrind")
 	cfg.wall.addFlags(fs)
@@ -81,6 +91,12 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	}
 	if err := cfg.wall.check(); err != nil {
 		return config{}, err
+	}
+	if cfg.pollers.n < 0 || cfg.pollers.n > 0 && cfg.pollers.sends <= 0 {
+		return config{}, fmt.Errorf("-pollers %d, -poller-sends %d: want no pollers, or pollers and sends", cfg.pollers.n, cfg.pollers.sends)
+	}
+	if cfg.pollers.idle <= 0 || cfg.pollers.idle+settleTime >= pollWait*time.Second {
+		return config{}, fmt.Errorf("-poller-idle %v: want more than 0 and less than %v, to fit in the polls' first wait", cfg.pollers.idle, pollWait*time.Second-settleTime)
 	}
 	if cfg.mode != "memory" && cfg.mode != "db" {
 		return config{}, fmt.Errorf("-mode %q: want memory or db", cfg.mode)
@@ -129,12 +145,22 @@ func run(ctx context.Context, cfg config, out, log io.Writer) error {
 		return err
 	}
 	defer b.close()
-	if cfg.wall.mode != wallOnly {
+	if cfg.wall.mode == wallOnly {
+		return b.wallClock(ctx, out)
+	}
+	if cfg.table {
 		res, err := b.measureAll(ctx)
 		if err != nil {
 			return err
 		}
 		writeTable(out, cfg, res)
+	}
+	if cfg.pollers.n > 0 {
+		pr, err := b.measurePollers(ctx, cfg.pollers)
+		if err != nil {
+			return err
+		}
+		writePollers(out, pr)
 	}
 	if cfg.wall.mode == wallOff {
 		return nil
