@@ -240,17 +240,27 @@ type protocol struct {
 	// WaitTimeSeconds or MaxNumberOfMessages; aws-sdk-go-v2 leaves zeros
 	// out, so the JSON protocol's tests of them post raw requests.
 	explicitZero bool
-	client       func(t testing.TB, endpoint string) sqsClient
+	// client is a client of the server at endpoint, signing for region
+	// ("" is us-east-1).
+	client func(t testing.TB, endpoint, region string) sqsClient
 }
 
 // protocols are the SQS protocols every per-action case runs under.
 func protocols(testing.TB) []protocol {
 	return []protocol{
-		{name: "json", client: func(t testing.TB, endpoint string) sqsClient {
-			return v2Client{c: jsonClient(t, endpoint), ctx: context.Background()}
+		{name: "json", client: func(t testing.TB, endpoint, region string) sqsClient {
+			c := jsonClient(t, endpoint, func(o *sqsv2.Options) {
+				if region != "" {
+					o.Region = region
+				}
+			})
+			return v2Client{c: c, ctx: context.Background()}
 		}},
-		{name: "query", explicitZero: true, client: func(t testing.TB, endpoint string) sqsClient {
-			return v1Client{c: queryClient(t, endpoint)}
+		{name: "query", explicitZero: true, client: func(t testing.TB, endpoint, region string) sqsClient {
+			if region == "" {
+				return v1Client{c: queryClient(t, endpoint)}
+			}
+			return v1Client{c: queryClient(t, endpoint, &awsv1.Config{Region: awsv1.String(region)})}
 		}},
 	}
 }
@@ -267,8 +277,11 @@ type env struct {
 func (p protocol) env(t *testing.T, cfg server.Config) *env {
 	t.Helper()
 	srv := startServer(t, cfg)
-	return &env{t: t, srv: srv, c: p.client(t, srv.URL()), proto: p}
+	return &env{t: t, srv: srv, c: p.client(t, srv.URL(), ""), proto: p}
 }
+
+// clientIn is another client of e's server, signing for region.
+func (e *env) clientIn(region string) sqsClient { return e.proto.client(e.t, e.srv.URL(), region) }
 
 // eachProtocol runs body in a parallel subtest per protocol, each on a
 // server of its own started with cfg.
