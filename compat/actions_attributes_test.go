@@ -366,7 +366,7 @@ func TestListDeadLetterSourceQueues(t *testing.T) {
 			if e.is("json") {
 				// queueUrls is required in the answer, so it is sent even
 				// when empty.
-				r := jsPost(e.t, e.srv.URL(), "AmazonSQS.ListDeadLetterSourceQueues", jsMustJSON(e.t, map[string]any{"QueueUrl": src1}))
+				r := postJSON(e.t, e.srv.URL(), "AmazonSQS.ListDeadLetterSourceQueues", mustJSON(e.t, map[string]any{"QueueUrl": src1}))
 				if urls, ok := r.JSON["queueUrls"].([]any); !ok || len(urls) != 0 {
 					e.t.Fatalf("empty ListDeadLetterSourceQueues body: %s", r.Body)
 				}

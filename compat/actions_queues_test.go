@@ -171,7 +171,7 @@ func TestTags(t *testing.T) {
 			}
 			if e.is("json") {
 				// An empty tag list is still an answer of 200 on the wire.
-				r := jsPost(e.t, e.srv.URL(), "AmazonSQS.ListQueueTags", jsMustJSON(e.t, map[string]any{"QueueUrl": url}))
+				r := postJSON(e.t, e.srv.URL(), "AmazonSQS.ListQueueTags", mustJSON(e.t, map[string]any{"QueueUrl": url}))
 				if r.Status != 200 {
 					e.t.Fatalf("ListQueueTags: %d %s", r.Status, r.Body)
 				}
@@ -525,7 +525,7 @@ func TestListQueues(t *testing.T) {
 				if !e.is("json") {
 					return
 				}
-				r := jsPost(e.t, e.srv.URL(), "AmazonSQS.ListQueues", body)
+				r := postJSON(e.t, e.srv.URL(), "AmazonSQS.ListQueues", body)
 				_, urls := r.JSON["QueueUrls"]
 				_, next := r.JSON["NextToken"]
 				if r.Status != 200 || urls || next {

@@ -283,6 +283,19 @@ func (p protocol) env(t *testing.T, cfg server.Config) *env {
 // clientIn is another client of e's server, signing for region.
 func (e *env) clientIn(region string) sqsClient { return e.proto.client(e.t, e.srv.URL(), region) }
 
+// protocolEnv is an env of the protocol called name, for the tests of
+// that protocol's wire format.
+func protocolEnv(t *testing.T, name string, cfg server.Config) *env {
+	t.Helper()
+	for _, p := range protocols(t) {
+		if p.name == name {
+			return p.env(t, cfg)
+		}
+	}
+	t.Fatalf("no protocol %q", name)
+	return nil
+}
+
 // eachProtocol runs body in a parallel subtest per protocol, each on a
 // server of its own started with cfg.
 func eachProtocol(t *testing.T, cfg server.Config, body func(e *env)) {

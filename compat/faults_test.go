@@ -198,7 +198,9 @@ func TestFaultServiceUnavailableRetriedJSON(t *testing.T) {
 func TestFaultServiceUnavailableRetriedQuery(t *testing.T) {
 	srv, url := ftServer(t)
 	c := queryClient(t, srv.URL())
-	qSend(t, c, url, "m")
+	if _, err := (v1Client{c: c}).SendMessage(url, sendIn{Body: "m"}); err != nil {
+		t.Fatal(err)
+	}
 	id := ftAddFault(t, srv, map[string]any{"action": "ReceiveMessage", "error": "ServiceUnavailable", "count": 2})
 	req, out := c.ReceiveMessageRequest(&sqsv1.ReceiveMessageInput{QueueUrl: &url})
 	if err := req.Send(); err != nil {
@@ -260,15 +262,9 @@ func TestFaultThrottling(t *testing.T) {
 		}
 	}
 	// Four throttled sends stored nothing.
-	if n := qCountsVisible(t, v1, url); n != 0 {
-		t.Errorf("%d messages stored by throttled sends", n)
+	if n := (&env{t: t, srv: srv, c: v1Client{c: v1}}).counts(url); n != [3]int{} {
+		t.Errorf("throttled sends stored messages: counts %v", n)
 	}
-}
-
-func qCountsVisible(t *testing.T, c *sqsv1.SQS, url string) int {
-	t.Helper()
-	v, inFlight, delayed := qCounts(t, c, url)
-	return v + inFlight + delayed
 }
 
 // ftBotoScript sends with boto3 against a ThrottlingException rule: once
@@ -376,7 +372,7 @@ func TestFaultDrop(t *testing.T) {
 		t.Errorf("aws-sdk-go got %v, want a request error without an answer", err)
 	}
 
-	if n := qCountsVisible(t, v1, url); n != 0 {
+	if n := (&env{t: t, srv: srv, c: v1Client{c: v1}}).counts(url); n != [3]int{} {
 		t.Errorf("%d messages stored by dropped sends", n)
 	}
 	got := ftOf(ftRequests(t, srv), "SendMessage")
@@ -424,19 +420,19 @@ func TestFaultQueueScoped(t *testing.T) {
 	ftAddFault(t, srv, map[string]any{"action": "*", "queue": "orders", "error": "AWS.SimpleQueueService.NonExistentQueue"})
 
 	_, err = v2.SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &orders, MessageBody: awsv2.String("x")})
-	jsCheckAPIError(t, err, "AWS.SimpleQueueService.NonExistentQueue")
+	wantErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
 	if _, err := v2.SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &events, MessageBody: awsv2.String("x")}); err != nil {
 		t.Errorf("events: %v", err)
 	}
 	v1 := queryClient(t, srv.URL(), awsv1.NewConfig().WithMaxRetries(0))
 	_, err = v1.GetQueueAttributes(&sqsv1.GetQueueAttributesInput{QueueUrl: &orders})
-	qExpectErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
+	wantErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
 	if _, err := v1.GetQueueAttributes(&sqsv1.GetQueueAttributesInput{QueueUrl: &events}); err != nil {
 		t.Errorf("events: %v", err)
 	}
 	// A rule for a queue also hits the actions that name it by name.
 	_, err = v1.GetQueueUrl(&sqsv1.GetQueueUrlInput{QueueName: awsv1.String("orders")})
-	qExpectErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
+	wantErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
 	if _, err := v1.ListQueues(&sqsv1.ListQueuesInput{}); err != nil {
 		t.Errorf("ListQueues names no queue: %v", err)
 	}
@@ -487,10 +483,12 @@ func TestJournalAllProtocols(t *testing.T) {
 	srv := startServer(t, server.Config{})
 	ctx := context.Background()
 	v1 := queryClient(t, srv.URL(), awsv1.NewConfig().WithMaxRetries(0))
-	qCreate(t, v1, "orders", nil)
+	if _, err := (v1Client{c: v1}).CreateQueue("orders", nil, nil); err != nil {
+		t.Fatal(err)
+	}
 	missing := srv.URL() + "/000000000000/missing"
 	_, err := jsonClient(t, srv.URL(), ftNoRetries).SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &missing, MessageBody: awsv2.String("x")})
-	jsCheckAPIError(t, err, "AWS.SimpleQueueService.NonExistentQueue")
+	wantErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
 	if status, body := ftDo(t, http.MethodGet, srv.URL()+"/v1/queues/orders", nil); status != 200 {
 		t.Fatalf("GET queue: %d %s", status, body)
 	}

@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestFidelityMessageAttributeNameFilters(t *testing.T) {
 					t.Fatalf("%s %q: receive %v %v", p, tc.filter, out, err)
 				}
 				m := out.Messages[0]
-				names = slices.Sorted(jsKeys(m.MessageAttributes))
+				names = slices.Sorted(maps.Keys(m.MessageAttributes))
 				md5 = awsv2.ToString(m.MD5OfMessageAttributes)
 			} else {
 				in := &sqsv1.ReceiveMessageInput{QueueUrl: qStr(url)}
@@ -73,7 +74,7 @@ func TestFidelityMessageAttributeNameFilters(t *testing.T) {
 					t.Fatalf("%s %q: receive %v %v", p, tc.filter, out, err)
 				}
 				m := out.Messages[0]
-				names = slices.Sorted(jsKeys(m.MessageAttributes))
+				names = slices.Sorted(maps.Keys(m.MessageAttributes))
 				md5 = awsv1.StringValue(m.MD5OfMessageAttributes)
 			}
 			if !slices.Equal(names, tc.names) || md5 != tc.md5 {

@@ -27,16 +27,16 @@ import (
 func TestFidelityBatchEmptyListsLeftOut(t *testing.T) {
 	e := newFDEnv(t, server.Config{})
 	qurl := e.create("lists", nil)
-	post := func(target string, body map[string]any) jsRaw {
+	post := func(target string, body map[string]any) jsonAnswer {
 		t.Helper()
 		body["QueueUrl"] = qurl
-		r := jsPost(t, e.srv.URL(), "AmazonSQS."+target, jsMustJSON(t, body))
+		r := postJSON(t, e.srv.URL(), "AmazonSQS."+target, mustJSON(t, body))
 		if r.Status != 200 {
 			t.Fatalf("%s: %d %s", target, r.Status, r.Body)
 		}
 		return r
 	}
-	keys := func(r jsRaw) []string {
+	keys := func(r jsonAnswer) []string {
 		var k []string
 		for n := range r.JSON {
 			k = append(k, n)
@@ -75,7 +75,7 @@ func TestFidelityBatchEmptyListsLeftOut(t *testing.T) {
 	}
 
 	// Query: a batch without failures has no BatchResultErrorEntry.
-	resp, body := qRaw(t, http.MethodPost, e.srv.URL()+"/", url.Values{
+	resp, body := postQuery(t, http.MethodPost, e.srv.URL()+"/", url.Values{
 		"Action": {"SendMessageBatch"}, "Version": {"2012-11-05"}, "QueueUrl": {qurl},
 		"SendMessageBatchRequestEntry.1.Id": {"a"}, "SendMessageBatchRequestEntry.1.MessageBody": {"a"},
 	})

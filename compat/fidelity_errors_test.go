@@ -24,7 +24,7 @@ import (
 func TestFidelityErrorNamespaces(t *testing.T) {
 	e := newFDEnv(t, server.Config{})
 	fifo := e.create("topic.fifo", map[string]string{"FifoQueue": "true"})
-	gone := e.srv.URL() + "/" + jsAccount + "/nonexistent-queue"
+	gone := e.srv.URL() + "/" + defaultAccount + "/nonexistent-queue"
 	for _, c := range []struct {
 		queue, body              string
 		typ, queryError, message string
@@ -32,7 +32,7 @@ func TestFidelityErrorNamespaces(t *testing.T) {
 		{fifo, "hello world", "com.amazon.coral.service#InvalidParameterValueException", "InvalidParameterValue;Sender", "The request must contain the parameter MessageGroupId."},
 		{gone, "", "com.amazonaws.sqs#QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue;Sender", "The specified queue does not exist."},
 	} {
-		r := jsPost(t, e.srv.URL(), "AmazonSQS.SendMessageBatch", jsMustJSON(t, map[string]any{
+		r := postJSON(t, e.srv.URL(), "AmazonSQS.SendMessageBatch", mustJSON(t, map[string]any{
 			"Entries": []map[string]any{{"Id": "0", "MessageBody": c.body}}, "QueueUrl": c.queue}))
 		if r.Status != 400 || r.JSON["__type"] != c.typ || r.JSON["message"] != c.message || r.Header.Get("x-amzn-query-error") != c.queryError {
 			t.Errorf("json: %d %s %q, want 400 %s %s", r.Status, r.Body, r.Header.Get("x-amzn-query-error"), c.typ, c.queryError)

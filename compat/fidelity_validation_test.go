@@ -152,8 +152,8 @@ func TestFidelityInvalidAction(t *testing.T) {
 		for k, v := range c.params {
 			form[k] = v
 		}
-		resp, body := qRaw(t, http.MethodGet, qurl, form)
-		got := qRawError(t, resp, body, 400, "InvalidAction")
+		resp, body := postQuery(t, http.MethodGet, qurl, form)
+		got := wantXMLError(t, resp, body, 400, "InvalidAction")
 		if want := "The action " + c.action + " is not valid for this endpoint."; got.Error.Message != want {
 			t.Errorf("%s at a queue URL: %q, want %q", c.action, got.Error.Message, want)
 		}
@@ -198,7 +198,7 @@ func TestFidelityReceiptHandleOfAnotherQueue(t *testing.T) {
 func TestFidelityTags(t *testing.T) {
 	e := newFDEnv(t, server.Config{})
 	qurl := e.create("tagged", nil)
-	gone := e.srv.URL() + "/" + jsAccount + "/unknown"
+	gone := e.srv.URL() + "/" + defaultAccount + "/unknown"
 	for _, p := range fdProtocols {
 		tags := map[string]string{"tag1": "value1", "tag2": "value2", "tag3": ""}
 		var errs []error
@@ -254,7 +254,7 @@ func TestFidelityPermissionPolicy(t *testing.T) {
 	e := newFDEnv(t, server.Config{})
 	for _, p := range fdProtocols {
 		qurl := e.create("shared-"+p, nil)
-		arn := "arn:aws:sqs:us-east-1:" + jsAccount + ":shared-" + p
+		arn := "arn:aws:sqs:us-east-1:" + defaultAccount + ":shared-" + p
 		add := func(label string, accounts ...string) error {
 			if p == "json" {
 				_, err := e.js.AddPermission(e.ctx, &sqsv2.AddPermissionInput{QueueUrl: jStr(qurl), Label: jStr(label), AWSAccountIds: accounts, Actions: []string{"ReceiveMessage"}})
@@ -293,7 +293,7 @@ func TestFidelityPermissionPolicy(t *testing.T) {
 		doc := func(statements ...string) string {
 			return `{"Version":"2008-10-17","Id":"` + arn + `/SQSDefaultPolicy","Statement":[` + strings.Join(statements, ",") + `]}`
 		}
-		if err := add("crossaccountpermission", "668614515564", jsAccount); err != nil {
+		if err := add("crossaccountpermission", "668614515564", defaultAccount); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := policy()
@@ -303,7 +303,7 @@ func TestFidelityPermissionPolicy(t *testing.T) {
 		if err := json.Unmarshal([]byte(got), &parsed); err != nil || len(parsed.Statement) != 1 || len(parsed.Statement[0].Principal.AWS) != 2 {
 			t.Errorf("%s: two accounts: %s (%v)", p, got, err)
 		}
-		want := doc(statement("crossaccountpermission", `["arn:aws:iam::668614515564:root","arn:aws:iam::`+jsAccount+`:root"]`))
+		want := doc(statement("crossaccountpermission", `["arn:aws:iam::668614515564:root","arn:aws:iam::`+defaultAccount+`:root"]`))
 		if got != want {
 			t.Errorf("%s: policy\n %s\nwant\n %s", p, got, want)
 		}
@@ -313,13 +313,13 @@ func TestFidelityPermissionPolicy(t *testing.T) {
 		if got, ok := policy(); ok {
 			t.Errorf("%s: Policy %q after its last statement went", p, got)
 		}
-		one := `"arn:aws:iam::` + jsAccount + `:root"`
-		if err := add("crossaccountpermission", jsAccount); err != nil {
+		one := `"arn:aws:iam::` + defaultAccount + `:root"`
+		if err := add("crossaccountpermission", defaultAccount); err != nil {
 			t.Fatal(err)
 		}
 		fdWant(t, p+" repeated label", add("crossaccountpermission", "668614515564"), 400, "InvalidParameterValue",
 			"Value crossaccountpermission for parameter Label is invalid. Reason: Already exists.")
-		if err := add("crossaccountpermission2", jsAccount); err != nil {
+		if err := add("crossaccountpermission2", defaultAccount); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := policy(); got != doc(statement("crossaccountpermission", one), statement("crossaccountpermission2", one)) {
