@@ -64,14 +64,14 @@ func TestGetQueueAttributes(t *testing.T) {
 			url := e.createQueue("q", nil)
 			for _, names := range [][]string{{"VisibilityTimeout", "NoSuchAttribute"}, {"Bogus"}, {"FifoQueue"}} {
 				_, err := e.c.GetQueueAttributes(url, names...)
-				wantErr(e.t, err, "InvalidAttributeName", 400)
+				e.wantErr(err, "InvalidAttributeName", 400)
 			}
 		}},
 		{name: "missing queue", run: func(e *env) {
 			_, err := e.c.GetQueueAttributes(e.url("gone"), "All")
-			wantErr(e.t, err, nonExistentQueue, 400)
+			e.wantErr(err, nonExistentQueue, 400)
 		}},
-		{name: "message counts", run: func(e *env) {
+		{name: "message counts", rest: true, run: func(e *env) {
 			url := e.createQueue("counted", nil)
 			for i := range 3 {
 				e.send(url, fmt.Sprint("visible ", i))
@@ -90,7 +90,7 @@ func TestGetQueueAttributes(t *testing.T) {
 			e.advance(30 * time.Second) // the delay ends
 			e.wantCounts(url, 3, 0, 0)
 		}},
-		{name: "timestamps", run: func(e *env) {
+		{name: "timestamps", rest: true, run: func(e *env) {
 			created := strconv.FormatInt(e.srv.Clock.Now().Unix(), 10)
 			url := e.createQueue("stamped", nil)
 			e.advance(100 * time.Second)
@@ -153,7 +153,7 @@ func TestSetQueueAttributes(t *testing.T) {
 				e.t.Fatalf("Policy after clearing = %q", got)
 			}
 		}},
-		{name: "settings take effect", run: func(e *env) {
+		{name: "settings take effect", rest: true, run: func(e *env) {
 			url := e.createQueue("effective", nil)
 			if err := e.setAttrs(url, map[string]string{"VisibilityTimeout": "5", "MessageRetentionPeriod": "60", "DelaySeconds": "2"}); err != nil {
 				e.t.Fatal(err)
@@ -202,10 +202,10 @@ func TestSetQueueAttributes(t *testing.T) {
 				{"SqsManagedSseEnabled", "maybe"},
 				{"Policy", "{not json"},
 			} {
-				wantErr(e.t, e.setAttrs(url, map[string]string{c.name: c.value}), "InvalidAttributeValue", 400)
+				e.wantErr(e.setAttrs(url, map[string]string{c.name: c.value}), "InvalidAttributeValue", 400)
 			}
 			// A bad value fails the whole request.
-			wantErr(e.t, e.setAttrs(url, map[string]string{"DelaySeconds": "3", "VisibilityTimeout": "99999"}), "InvalidAttributeValue", 400)
+			e.wantErr(e.setAttrs(url, map[string]string{"DelaySeconds": "3", "VisibilityTimeout": "99999"}), "InvalidAttributeValue", 400)
 			after := e.attrs(url)
 			for _, k := range []string{"DelaySeconds", "MaximumMessageSize", "MessageRetentionPeriod", "ReceiveMessageWaitTimeSeconds", "VisibilityTimeout", "LastModifiedTimestamp"} {
 				if before[k] != after[k] {
@@ -216,11 +216,11 @@ func TestSetQueueAttributes(t *testing.T) {
 		{name: "unknown, read-only and FIFO-only names", run: func(e *env) {
 			url := e.createQueue("names", nil)
 			for _, name := range []string{"Bogus", "Colour", "QueueArn", "ApproximateNumberOfMessages", "DeduplicationScope", "FifoThroughputLimit"} {
-				wantErr(e.t, e.setAttrs(url, map[string]string{name: "x"}), "InvalidAttributeName", 400)
+				e.wantErr(e.setAttrs(url, map[string]string{name: "x"}), "InvalidAttributeName", 400)
 			}
 		}},
 		{name: "missing queue", run: func(e *env) {
-			wantErr(e.t, e.setAttrs(e.url("nope"), map[string]string{"DelaySeconds": "1"}), nonExistentQueue, 400)
+			e.wantErr(e.setAttrs(e.url("nope"), map[string]string{"DelaySeconds": "1"}), nonExistentQueue, 400)
 		}},
 	})
 }
@@ -248,7 +248,7 @@ func TestRedrivePolicies(t *testing.T) {
 				`{"deadLetterTargetArn":"` + arn("dlq") + `"}`,
 				`not json`,
 			} {
-				wantErr(e.t, e.setAttrs(url, map[string]string{"RedrivePolicy": bad}), "InvalidParameterValue", 400)
+				e.wantErr(e.setAttrs(url, map[string]string{"RedrivePolicy": bad}), "InvalidParameterValue", 400)
 			}
 			// maxReceiveCount out of 1..1000 is refused. AWS's message for
 			// this is in the InvalidParameterValue form ("Value ... for
@@ -288,9 +288,9 @@ func TestRedrivePolicies(t *testing.T) {
 			if rap := e.jsonAttr(dlq, "RedriveAllowPolicy"); rap["redrivePermission"] != "denyAll" {
 				e.t.Fatalf("RedriveAllowPolicy = %v", rap)
 			}
-			wantErr(e.t, e.setAttrs(src, rp), "InvalidParameterValue", 400)
+			e.wantErr(e.setAttrs(src, rp), "InvalidParameterValue", 400)
 			_, err := e.c.CreateQueue("new-src", rp, nil)
-			wantErr(e.t, err, "InvalidParameterValue", 400)
+			e.wantErr(err, "InvalidParameterValue", 400)
 			if _, ok := e.attrs(src)["RedrivePolicy"]; ok {
 				e.t.Fatal("denied RedrivePolicy was stored")
 			}
@@ -303,7 +303,7 @@ func TestRedrivePolicies(t *testing.T) {
 			if err := e.setAttrs(src, rp); err != nil {
 				e.t.Fatalf("byQueue source refused: %v", err)
 			}
-			wantErr(e.t, e.setAttrs(other, rp), "InvalidParameterValue", 400)
+			e.wantErr(e.setAttrs(other, rp), "InvalidParameterValue", 400)
 
 			// allowAll admits everyone.
 			allow(`{"redrivePermission":"allowAll"}`)
@@ -313,7 +313,7 @@ func TestRedrivePolicies(t *testing.T) {
 
 			// Invalid permission values.
 			for _, bad := range []string{`{"redrivePermission":"sometimes"}`, `{"redrivePermission":"byQueue"}`, `{"redrivePermission":"denyAll","sourceQueueArns":["` + arn("src") + `"]}`, `nope`} {
-				wantErr(e.t, e.setAttrs(dlq, map[string]string{"RedriveAllowPolicy": bad}), "InvalidAttributeValue", 400)
+				e.wantErr(e.setAttrs(dlq, map[string]string{"RedriveAllowPolicy": bad}), "InvalidAttributeValue", 400)
 			}
 		}},
 	})
@@ -372,7 +372,7 @@ func TestListDeadLetterSourceQueues(t *testing.T) {
 				}
 			}
 			_, _, err := e.c.ListDeadLetterSourceQueues(e.url("nope"), nil, "")
-			wantErr(e.t, err, nonExistentQueue, 400)
+			e.wantErr(err, nonExistentQueue, 400)
 		}},
 	})
 }
@@ -431,7 +431,7 @@ func TestPermissions(t *testing.T) {
 				{"bad", "FlyAway"},
 				{"bad label!", "SendMessage"},
 			} {
-				wantErr(e.t, e.c.AddPermission(url, c.label, []string{"111122223333"}, []string{c.action}), "InvalidParameterValue", 400)
+				e.wantErr(e.c.AddPermission(url, c.label, []string{"111122223333"}, []string{c.action}), "InvalidParameterValue", 400)
 			}
 			if got := len(statements(e.t, e.jsonAttr(url, "Policy"))); got != 2 {
 				e.t.Fatalf("failed AddPermission changed the policy: %d statements", got)
@@ -443,15 +443,15 @@ func TestPermissions(t *testing.T) {
 			if sts := statements(e.t, e.jsonAttr(url, "Policy")); len(sts) != 1 || sts["consumers"] == nil {
 				e.t.Fatalf("after removing send-only: %v", sts)
 			}
-			wantErr(e.t, e.c.RemovePermission(url, "send-only"), "InvalidParameterValue", 400)
+			e.wantErr(e.c.RemovePermission(url, "send-only"), "InvalidParameterValue", 400)
 			if err := e.c.RemovePermission(url, "consumers"); err != nil {
 				e.t.Fatal(err)
 			}
 			if doc := e.jsonAttr(url, "Policy"); doc != nil {
 				e.t.Fatalf("Policy after removing the last statement: %v", doc)
 			}
-			wantErr(e.t, e.c.AddPermission(e.url("nope"), "x", []string{"111122223333"}, []string{"SendMessage"}), nonExistentQueue, 400)
-			wantErr(e.t, e.c.RemovePermission(e.url("nope"), "x"), nonExistentQueue, 400)
+			e.wantErr(e.c.AddPermission(e.url("nope"), "x", []string{"111122223333"}, []string{"SendMessage"}), nonExistentQueue, 400)
+			e.wantErr(e.c.RemovePermission(e.url("nope"), "x"), nonExistentQueue, 400)
 		}},
 		{name: "a set Policy is extended, not replaced", run: func(e *env) {
 			url := e.createQueue("shared", nil)

@@ -24,26 +24,26 @@ const nonExistentQueue = "AWS.SimpleQueueService.NonExistentQueue"
 
 func TestDeleteQueue(t *testing.T) {
 	runCases(t, []actionCase{
-		{name: "then QueueDoesNotExist and QueueDeletedRecently", run: func(e *env) {
+		{name: "then QueueDoesNotExist and QueueDeletedRecently", rest: true, run: func(e *env) {
 			url := e.createQueue("doomed", map[string]string{"VisibilityTimeout": "10"})
 			e.send(url, "lost")
 			if err := e.c.DeleteQueue(url); err != nil {
 				e.t.Fatal(err)
 			}
 			_, err := e.c.GetQueueURL("doomed", "")
-			wantErr(e.t, err, nonExistentQueue, 400)
+			e.wantErr(err, nonExistentQueue, 400)
 			_, err = e.c.SendMessage(url, sendIn{Body: "x"})
-			wantErr(e.t, err, nonExistentQueue, 400)
+			e.wantErr(err, nonExistentQueue, 400)
 			_, err = e.c.ReceiveMessage(url, receiveIn{})
-			wantErr(e.t, err, nonExistentQueue, 400)
-			wantErr(e.t, e.c.DeleteQueue(url), nonExistentQueue, 400)
+			e.wantErr(err, nonExistentQueue, 400)
+			e.wantErr(e.c.DeleteQueue(url), nonExistentQueue, 400)
 
 			// The name is blocked for 60 seconds.
 			_, err = e.c.CreateQueue("doomed", nil, nil)
-			wantErr(e.t, err, "AWS.SimpleQueueService.QueueDeletedRecently", 400)
+			e.wantErr(err, "AWS.SimpleQueueService.QueueDeletedRecently", 400)
 			e.advance(59 * time.Second)
 			_, err = e.c.CreateQueue("doomed", nil, nil)
-			wantErr(e.t, err, "AWS.SimpleQueueService.QueueDeletedRecently", 400)
+			e.wantErr(err, "AWS.SimpleQueueService.QueueDeletedRecently", 400)
 			// Other names are not affected.
 			e.createQueue("bystander", nil)
 
@@ -57,7 +57,7 @@ func TestDeleteQueue(t *testing.T) {
 			}
 			e.wantCounts(url, 0, 0, 0)
 		}},
-		{name: "SkipCooldowns", cfg: server.Config{SkipCooldowns: true}, run: func(e *env) {
+		{name: "SkipCooldowns", rest: true, cfg: server.Config{SkipCooldowns: true}, run: func(e *env) {
 			url := e.createQueue("again", nil)
 			if err := e.c.DeleteQueue(url); err != nil {
 				e.t.Fatal(err)
@@ -71,7 +71,7 @@ func TestDeleteQueue(t *testing.T) {
 
 func TestPurgeQueue(t *testing.T) {
 	runCases(t, []actionCase{
-		{name: "once per 60 seconds", run: func(e *env) {
+		{name: "once per 60 seconds", rest: true, run: func(e *env) {
 			url := e.createQueue("purged", nil)
 			for i := range 3 {
 				e.send(url, fmt.Sprint("m", i))
@@ -86,14 +86,12 @@ func TestPurgeQueue(t *testing.T) {
 			e.advance(31 * time.Second)
 			e.receiveNone(url)
 			// The in-flight message went too; its handle deletes nothing.
-			if err := e.c.DeleteMessage(url, inFlight.Handle); err != nil {
-				e.t.Fatalf("DeleteMessage with a purged message's handle: %v", err)
-			}
+			e.delOver(url, inFlight.Handle)
 
 			// Messages sent after a purge stay; a second purge within 60
 			// seconds is refused with 403.
 			e.send(url, "after")
-			wantErr(e.t, e.c.PurgeQueue(url), "AWS.SimpleQueueService.PurgeQueueInProgress", http.StatusForbidden)
+			e.wantErr(e.c.PurgeQueue(url), "AWS.SimpleQueueService.PurgeQueueInProgress", http.StatusForbidden)
 			if got := e.receiveOne(url); got.Body != "after" {
 				e.t.Fatalf("received %q", got.Body)
 			}
@@ -105,7 +103,7 @@ func TestPurgeQueue(t *testing.T) {
 			}
 			e.wantCounts(url, 0, 0, 0)
 		}},
-		{name: "after Advance(61s)", run: func(e *env) {
+		{name: "after Advance(61s)", rest: true, run: func(e *env) {
 			url := e.createQueue("purged", nil)
 			if err := e.c.PurgeQueue(url); err != nil {
 				e.t.Fatal(err)
@@ -117,7 +115,7 @@ func TestPurgeQueue(t *testing.T) {
 			}
 			e.wantCounts(url, 0, 0, 0)
 		}},
-		{name: "SkipCooldowns", cfg: server.Config{SkipCooldowns: true}, run: func(e *env) {
+		{name: "SkipCooldowns", rest: true, cfg: server.Config{SkipCooldowns: true}, run: func(e *env) {
 			url := e.createQueue("purged", nil)
 			for i := range 3 {
 				e.send(url, "x")
@@ -127,15 +125,15 @@ func TestPurgeQueue(t *testing.T) {
 				e.wantCounts(url, 0, 0, 0)
 			}
 		}},
-		{name: "missing queue", run: func(e *env) {
-			wantErr(e.t, e.c.PurgeQueue(e.url("nope")), nonExistentQueue, 400)
+		{name: "missing queue", rest: true, run: func(e *env) {
+			e.wantErr(e.c.PurgeQueue(e.url("nope")), nonExistentQueue, 400)
 		}},
 	})
 }
 
 func TestTags(t *testing.T) {
 	runCases(t, []actionCase{
-		{name: "tag, retag and untag", run: func(e *env) {
+		{name: "tag, retag and untag", rest: true, run: func(e *env) {
 			url := e.createQueue("tagged", nil)
 			list := func() map[string]string {
 				e.t.Helper()
@@ -177,7 +175,7 @@ func TestTags(t *testing.T) {
 				}
 			}
 		}},
-		{name: "refused tags", run: func(e *env) {
+		{name: "refused tags", rest: true, run: func(e *env) {
 			url := e.createQueue("tagged", nil)
 			if err := e.c.TagQueue(url, map[string]string{"kept": "1"}); err != nil {
 				e.t.Fatal(err)
@@ -193,17 +191,17 @@ func TestTags(t *testing.T) {
 				{"ctl": "a\x01b"},
 				{"k\x00": "v"},
 			} {
-				wantErr(e.t, e.c.TagQueue(url, tags), "InvalidParameterValue", 400)
+				e.wantErr(e.c.TagQueue(url, tags), "InvalidParameterValue", 400)
 			}
 			if tags, err := e.c.ListQueueTags(url); err != nil || len(tags) != 1 {
 				e.t.Fatalf("refused tags were stored: %q %v", tags, err)
 			}
 		}},
-		{name: "missing queue", run: func(e *env) {
-			wantErr(e.t, e.c.TagQueue(e.url("nope"), map[string]string{"a": "1"}), nonExistentQueue, 400)
+		{name: "missing queue", rest: true, run: func(e *env) {
+			e.wantErr(e.c.TagQueue(e.url("nope"), map[string]string{"a": "1"}), nonExistentQueue, 400)
 			_, err := e.c.ListQueueTags(e.url("nope"))
-			wantErr(e.t, err, nonExistentQueue, 400)
-			wantErr(e.t, e.c.UntagQueue(e.url("nope"), "a"), nonExistentQueue, 400)
+			e.wantErr(err, nonExistentQueue, 400)
+			e.wantErr(e.c.UntagQueue(e.url("nope"), "a"), nonExistentQueue, 400)
 		}},
 	})
 }
@@ -268,7 +266,7 @@ func TestCreateQueue(t *testing.T) {
 				wantAttrs(e.t, e.attrs(e.createQueue(fmt.Sprint("configured-", i), attrs)), attrs)
 			}
 		}},
-		{name: "tags", run: func(e *env) {
+		{name: "tags", rest: true, run: func(e *env) {
 			url, err := e.c.CreateQueue("tagged", nil, map[string]string{"env": "test", "team": "core"})
 			if err != nil {
 				e.t.Fatal(err)
@@ -304,18 +302,18 @@ func TestCreateQueue(t *testing.T) {
 				e.t.Fatalf("ListQueues = %v", urls)
 			}
 		}},
-		{name: "QueueAlreadyExists with different attributes", run: func(e *env) {
+		{name: "QueueAlreadyExists with different attributes", rest: true, run: func(e *env) {
 			url := e.createQueue("taken", map[string]string{"VisibilityTimeout": "45"})
 			_, err := e.c.CreateQueue("taken", map[string]string{"VisibilityTimeout": "46"}, nil)
-			wantErr(e.t, err, "QueueAlreadyExists", 400)
+			e.wantErr(err, "QueueAlreadyExists", 400)
 			if got := e.attrs(url, "VisibilityTimeout")["VisibilityTimeout"]; got != "45" {
 				e.t.Fatalf("VisibilityTimeout changed to %q", got)
 			}
 		}},
-		{name: "invalid names", run: func(e *env) {
+		{name: "invalid names", rest: true, run: func(e *env) {
 			for _, name := range []string{"has space", "bang!", "bad name!", "dot.ted", strings.Repeat("a", 81), "名前"} {
 				_, err := e.c.CreateQueue(name, nil, nil)
-				wantErr(e.t, err, "InvalidParameterValue", 400)
+				e.wantErr(err, "InvalidParameterValue", 400)
 			}
 			// 80 characters of the allowed set is fine.
 			e.createQueue(strings.Repeat("a", 40)+strings.Repeat("-_", 20), nil)
@@ -335,11 +333,11 @@ func TestCreateQueue(t *testing.T) {
 				{map[string]string{"DeduplicationScope": "queue"}, "InvalidAttributeName"},
 			} {
 				_, err := e.c.CreateQueue(fmt.Sprint("x", i), c.attrs, nil)
-				wantErr(e.t, err, c.code, 400)
+				e.wantErr(err, c.code, 400)
 			}
 			// None of the failed creates made a queue.
 			_, err := e.c.GetQueueURL("x0", "")
-			wantErr(e.t, err, nonExistentQueue, 400)
+			e.wantErr(err, nonExistentQueue, 400)
 			if urls := e.listAll("x"); len(urls) != 0 {
 				e.t.Fatalf("failed creates left queues: %v", urls)
 			}
@@ -354,7 +352,7 @@ func TestCreateQueue(t *testing.T) {
 				e.t.Fatalf("FIFO attributes = %v", got)
 			}
 			_, err := e.c.CreateQueue("notfifo", map[string]string{"FifoQueue": "true"}, nil)
-			wantErr(e.t, err, "InvalidParameterValue", 400)
+			e.wantErr(err, "InvalidParameterValue", 400)
 		}},
 		{name: "ARN follows configured region and account", cfg: server.Config{Region: "eu-west-2", AccountID: "123456789012"}, run: func(e *env) {
 			// The request acts in its signature's region; a client of the
@@ -377,7 +375,7 @@ func TestCreateQueue(t *testing.T) {
 
 func TestGetQueueURL(t *testing.T) {
 	runCases(t, []actionCase{
-		{name: "found and not", run: func(e *env) {
+		{name: "found and not", rest: true, run: func(e *env) {
 			url := e.createQueue("found", nil)
 			for _, owner := range []string{"", defaultAccount} {
 				if got, err := e.c.GetQueueURL("found", owner); err != nil || got != url {
@@ -385,12 +383,12 @@ func TestGetQueueURL(t *testing.T) {
 				}
 			}
 			_, err := e.c.GetQueueURL("missing", "")
-			ae := wantErr(e.t, err, nonExistentQueue, 400)
+			ae := e.wantErr(err, nonExistentQueue, 400)
 			if e.is("query") && ae.Message != "The specified queue does not exist for this wsdl version." {
 				e.t.Fatalf("query-protocol message = %q", ae.Message)
 			}
 			_, err = e.c.GetQueueURL("found", "123456789012")
-			wantErr(e.t, err, nonExistentQueue, 400)
+			e.wantErr(err, nonExistentQueue, 400)
 		}},
 		{name: "a QueueUrl is resolved by its path", run: func(e *env) {
 			e.createQueue("hosted", nil)
@@ -419,7 +417,7 @@ func TestGetQueueURL(t *testing.T) {
 			// Another account's queue of that name does not exist.
 			for _, u := range []string{"http://elsewhere.example:1234/123456789012/hosted", e.srv.URL() + "/111111111111/hosted"} {
 				_, err = e.c.GetQueueAttributes(u, "All")
-				wantErr(e.t, err, nonExistentQueue, 400)
+				e.wantErr(err, nonExistentQueue, 400)
 			}
 		}},
 	})
@@ -427,7 +425,7 @@ func TestGetQueueURL(t *testing.T) {
 
 func TestListQueues(t *testing.T) {
 	runCases(t, []actionCase{
-		{name: "prefix", run: func(e *env) {
+		{name: "prefix", rest: true, run: func(e *env) {
 			for _, n := range []string{"alpha-1", "alpha-2", "beta-1", "alphabet"} {
 				e.createQueue(n, nil)
 			}
@@ -442,7 +440,7 @@ func TestListQueues(t *testing.T) {
 				e.t.Fatalf("all queues = %v", got)
 			}
 		}},
-		{name: "MaxResults and NextToken", run: func(e *env) {
+		{name: "MaxResults and NextToken", rest: true, run: func(e *env) {
 			var want []string
 			for i := range 5 {
 				want = append(want, e.createQueue(fmt.Sprintf("page-%d", i), nil))
@@ -494,7 +492,7 @@ func TestListQueues(t *testing.T) {
 			}
 			for _, bad := range []int{0, 1001} {
 				_, _, err := e.c.ListQueues("", ptr(bad), "")
-				wantErr(e.t, err, "InvalidParameterValue", 400)
+				e.wantErr(err, "InvalidParameterValue", 400)
 			}
 		}},
 		{name: "at most 1000 and no NextToken without MaxResults", run: func(e *env) {
@@ -515,7 +513,7 @@ func TestListQueues(t *testing.T) {
 				e.t.Fatalf("second page: %v, NextToken %q, %v", rest, next, err)
 			}
 		}},
-		{name: "empty", run: func(e *env) {
+		{name: "empty", rest: true, run: func(e *env) {
 			if urls := e.listAll(""); len(urls) != 0 {
 				e.t.Fatalf("ListQueues on no queues = %#v", urls)
 			}

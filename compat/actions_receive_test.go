@@ -64,7 +64,7 @@ func (e *env) answered(ch <-chan polled, want ...string) []message {
 
 func TestReceiveMessage(t *testing.T) {
 	runCases(t, []actionCase{
-		{name: "MaxNumberOfMessages", run: func(e *env) {
+		{name: "MaxNumberOfMessages", rest: true, run: func(e *env) {
 			url := e.createQueue("many", nil)
 			for i := range 15 {
 				e.send(url, fmt.Sprintf("m%02d", i))
@@ -106,12 +106,12 @@ func TestReceiveMessage(t *testing.T) {
 				{Wait: ptr(-1)},
 			} {
 				_, err := e.c.ReceiveMessage(url, r)
-				wantErr(e.t, err, "InvalidParameterValue", 400)
+				e.wantErr(err, "InvalidParameterValue", 400)
 			}
 			// aws-sdk-go-v2 leaves a zero MaxNumberOfMessages out.
 			if e.proto.explicitZero {
 				_, err := e.c.ReceiveMessage(url, receiveIn{Max: ptr(0)})
-				wantErr(e.t, err, "InvalidParameterValue", 400)
+				e.wantErr(err, "InvalidParameterValue", 400)
 			} else {
 				r := postJSON(e.t, e.srv.URL(), "AmazonSQS.ReceiveMessage", mustJSON(e.t, map[string]any{"QueueUrl": url, "MaxNumberOfMessages": 0}))
 				r.wantError(e.t, 400, "InvalidParameterValueException", "InvalidParameterValue")
@@ -164,7 +164,7 @@ func TestReceiveMessage(t *testing.T) {
 				}
 			}
 		}},
-		{name: "visibility expiry redelivers", run: func(e *env) {
+		{name: "visibility expiry redelivers", rest: true, run: func(e *env) {
 			url := e.createQueue("redeliver", map[string]string{"VisibilityTimeout": "20"})
 			sent := e.send(url, "again")
 			first := e.receiveOne(url)
@@ -294,9 +294,9 @@ func TestReceiveMessage(t *testing.T) {
 				e.advance(time.Second)
 			}
 		}},
-		{name: "missing queue", run: func(e *env) {
+		{name: "missing queue", rest: true, run: func(e *env) {
 			_, err := e.c.ReceiveMessage(e.url("nope"), receiveIn{})
-			wantErr(e.t, err, nonExistentQueue, 400)
+			e.wantErr(err, nonExistentQueue, 400)
 		}},
 	})
 }
@@ -306,7 +306,7 @@ const readTimeout = 100 * time.Millisecond
 
 func TestLongPoll(t *testing.T) {
 	runCases(t, []actionCase{
-		{name: "answered by a send", run: func(e *env) {
+		{name: "answered by a send", rest: true, run: func(e *env) {
 			url := e.createQueue("waiting", nil)
 			ch := e.poll(url, receiveIn{Wait: ptr(20)})
 			e.pending(ch, "before any send")
@@ -315,7 +315,7 @@ func TestLongPoll(t *testing.T) {
 				e.t.Fatalf("long poll returned %s, sent %s", m[0].MessageID, sent.MessageID)
 			}
 		}},
-		{name: "ends empty when its wait passes", run: func(e *env) {
+		{name: "ends empty when its wait passes", rest: true, run: func(e *env) {
 			url := e.createQueue("quiet", nil)
 			for _, wait := range []int{5, 20} {
 				ch := e.poll(url, receiveIn{Wait: ptr(wait)})
@@ -326,7 +326,7 @@ func TestLongPoll(t *testing.T) {
 				e.answered(ch)
 			}
 		}},
-		{name: "outlives the read timeouts", cfg: server.Config{ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout, IdleTimeout: readTimeout}, run: func(e *env) {
+		{name: "outlives the read timeouts", rest: true, cfg: server.Config{ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout, IdleTimeout: readTimeout}, run: func(e *env) {
 			// A 20-second long poll stays open, and is answered by a send,
 			// well after the server's timeouts on slow clients have passed:
 			// waiting is not reading, and only the manual clock ends it.
@@ -341,7 +341,7 @@ func TestLongPoll(t *testing.T) {
 				e.t.Fatalf("long poll returned %s, sent %s", m[0].MessageID, sent.MessageID)
 			}
 		}},
-		{name: "the queue's ReceiveMessageWaitTimeSeconds applies when absent", run: func(e *env) {
+		{name: "the queue's ReceiveMessageWaitTimeSeconds applies when absent", rest: true, run: func(e *env) {
 			url := e.createQueue("patient", map[string]string{"ReceiveMessageWaitTimeSeconds": "10"})
 			ch := e.poll(url, receiveIn{})
 			e.advance(9 * time.Second)
@@ -402,7 +402,7 @@ func TestDeadLetterRedrive(t *testing.T) {
 			e.del(dlq, m.Handle)
 			e.wantCounts(dlq, 0, 0, 0)
 		}},
-		{name: "string maxReceiveCount of 1", run: func(e *env) {
+		{name: "string maxReceiveCount of 1", rest: true, run: func(e *env) {
 			dlq := e.createQueue("dlq", nil)
 			src := e.createQueue("src", nil)
 			if err := e.setAttrs(src, redrive("dlq", `"1"`)); err != nil {

@@ -67,7 +67,7 @@ func TestSendMessage(t *testing.T) {
 			}
 			e.receiveNone(url)
 		}},
-		{name: "MessageIds are distinct", run: func(e *env) {
+		{name: "MessageIds are distinct", rest: true, run: func(e *env) {
 			url := e.createQueue("ids", nil)
 			seen := map[string]bool{}
 			for i := range 20 {
@@ -78,7 +78,7 @@ func TestSendMessage(t *testing.T) {
 				seen[id] = true
 			}
 		}},
-		{name: "invalid bodies", run: func(e *env) {
+		{name: "invalid bodies", rest: true, run: func(e *env) {
 			url := e.createQueue("strict", nil)
 			bad := []string{"nul\x00", "\x08backspace", "bell\a", "\uFFFE", "\uFFFF"}
 			if e.is("query") {
@@ -88,11 +88,11 @@ func TestSendMessage(t *testing.T) {
 			}
 			for _, body := range bad {
 				_, err := e.c.SendMessage(url, sendIn{Body: body})
-				wantErr(e.t, err, "InvalidMessageContents", 400)
+				e.wantErr(err, "InvalidMessageContents", 400)
 			}
 			// An empty body is a missing parameter.
 			_, err := e.c.SendMessage(url, sendIn{Body: ""})
-			wantErr(e.t, err, "MissingParameter", 400)
+			e.wantErr(err, "MissingParameter", 400)
 			e.wantCounts(url, 0, 0, 0)
 		}},
 		{name: "message attributes", run: func(e *env) {
@@ -186,7 +186,7 @@ func TestSendMessage(t *testing.T) {
 					e.t.Errorf("%s: %v, want InvalidParameterValue", name, err)
 					continue
 				}
-				wantErr(e.t, err, "InvalidParameterValue", 400)
+				e.wantErr(err, "InvalidParameterValue", 400)
 			}
 			// A missing DataType the SDKs refuse before sending.
 			if _, err := e.c.SendMessage(url, sendIn{Body: "b", Attrs: map[string]msgAttr{"x": {StringValue: "v"}}}); err == nil {
@@ -218,7 +218,7 @@ func TestSendMessage(t *testing.T) {
 				{"AWSTraceHeader": strAttr("String", "Root=1\x01")},
 			} {
 				_, err := e.c.SendMessage(url, sendIn{Body: "x", SysAttrs: sys})
-				wantErr(e.t, err, "InvalidParameterValue", 400)
+				e.wantErr(err, "InvalidParameterValue", 400)
 			}
 		}},
 		{name: "DelaySeconds per message", run: func(e *env) {
@@ -244,10 +244,10 @@ func TestSendMessage(t *testing.T) {
 			}
 			for _, bad := range []int{-1, 901} {
 				_, err := e.c.SendMessage(url, sendIn{Body: "x", Delay: ptr(bad)})
-				wantErr(e.t, err, "InvalidParameterValue", 400)
+				e.wantErr(err, "InvalidParameterValue", 400)
 			}
 		}},
-		{name: "queue DelaySeconds applies unless the message says 0", run: func(e *env) {
+		{name: "queue DelaySeconds applies unless the message says 0", rest: true, run: func(e *env) {
 			url := e.createQueue("slow", map[string]string{"DelaySeconds": "5"})
 			e.send(url, "queue delay")
 			e.receiveNone(url)
@@ -283,18 +283,18 @@ func TestSendMessage(t *testing.T) {
 				{Body: strings.Repeat("a", 1000), Attrs: map[string]msgAttr{"name": strAttr("String", strings.Repeat("v", 20))}},
 			} {
 				_, err := e.c.SendMessage(url, m)
-				wantErr(e.t, err, "InvalidParameterValue", 400)
+				e.wantErr(err, "InvalidParameterValue", 400)
 			}
 			e.wantCounts(url, 1, 0, 0)
 			// The default maximum is 1 MiB.
 			big := e.createQueue("big", nil)
 			e.send(big, strings.Repeat("b", 1048576))
 			_, err := e.c.SendMessage(big, sendIn{Body: strings.Repeat("b", 1048577)})
-			wantErr(e.t, err, "InvalidParameterValue", 400)
+			e.wantErr(err, "InvalidParameterValue", 400)
 		}},
-		{name: "missing queue", run: func(e *env) {
+		{name: "missing queue", rest: true, run: func(e *env) {
 			_, err := e.c.SendMessage(e.url("nope"), sendIn{Body: "x"})
-			wantErr(e.t, err, nonExistentQueue, 400)
+			e.wantErr(err, nonExistentQueue, 400)
 		}},
 	})
 }
@@ -356,7 +356,7 @@ func TestSendMessageBatch(t *testing.T) {
 				e.t.Fatalf("delayed entry: %+v", m)
 			}
 		}},
-		{name: "invalid entries", run: func(e *env) {
+		{name: "invalid entries", rest: true, run: func(e *env) {
 			url := e.createQueue("mixed", nil)
 			late := entry("too-late", "x")
 			late.Delay = ptr(901)
@@ -368,7 +368,7 @@ func TestSendMessageBatch(t *testing.T) {
 			for _, s := range ok {
 				okIDs = append(okIDs, s.ID)
 			}
-			wantBatch(e.t, okIDs, failed, []string{"good1", "good2"}, map[string]string{"bad-char": "InvalidMessageContents", "too-late": "InvalidParameterValue", "empty": "MissingParameter"})
+			wantBatch(e.t, okIDs, failed, []string{"good1", "good2"}, map[string]string{"bad-char": e.code("InvalidMessageContents"), "too-late": e.code("InvalidParameterValue"), "empty": e.code("MissingParameter")})
 			e.wantCounts(url, 2, 0, 0)
 		}},
 		{name: "whole-batch errors", run: func(e *env) {
@@ -381,21 +381,21 @@ func TestSendMessageBatch(t *testing.T) {
 			for _, id := range elevenIDs() {
 				eleven = append(eleven, entry(id, "x"))
 			}
-			wantErr(e.t, send(), "AWS.SimpleQueueService.EmptyBatchRequest", 400)
-			wantErr(e.t, send(eleven...), "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400)
+			e.wantErr(send(), "AWS.SimpleQueueService.EmptyBatchRequest", 400)
+			e.wantErr(send(eleven...), "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400)
 			if err := send(eleven[:10]...); err != nil {
 				e.t.Fatalf("ten entries: %v", err)
 			}
-			wantErr(e.t, send(entry("same", "1"), entry("other", "2"), entry("same", "3")), "AWS.SimpleQueueService.BatchEntryIdsNotDistinct", 400)
+			e.wantErr(send(entry("same", "1"), entry("other", "2"), entry("same", "3")), "AWS.SimpleQueueService.BatchEntryIdsNotDistinct", 400)
 			for _, id := range []string{"a b", "bad id!", "dot.ted", "", strings.Repeat("x", 81), "ünï"} {
-				wantErr(e.t, send(entry("good", "1"), entry(id, "2")), "AWS.SimpleQueueService.InvalidBatchEntryId", 400)
+				e.wantErr(send(entry("good", "1"), entry(id, "2")), "AWS.SimpleQueueService.InvalidBatchEntryId", 400)
 			}
 			if err := send(entry(strings.Repeat("x", 80), "ok")); err != nil {
 				e.t.Fatalf("80-character id: %v", err)
 			}
 			// Over 1 MiB in total, though each message is within its limit.
 			half := strings.Repeat("h", 600*1024)
-			wantErr(e.t, send(entry("a", half), entry("b", half)), "AWS.SimpleQueueService.BatchRequestTooLong", 400)
+			e.wantErr(send(entry("a", half), entry("b", half)), "AWS.SimpleQueueService.BatchRequestTooLong", 400)
 			// None of the refused batches sent anything.
 			e.wantCounts(url, 11, 0, 0)
 			// Exactly 1 MiB in total is allowed.
@@ -405,7 +405,7 @@ func TestSendMessageBatch(t *testing.T) {
 			}
 			e.wantCounts(url, 13, 0, 0)
 			_, _, err := e.c.SendMessageBatch(e.url("nope"), []sendIn{entry("a", "x")})
-			wantErr(e.t, err, nonExistentQueue, 400)
+			e.wantErr(err, nonExistentQueue, 400)
 		}},
 	})
 }

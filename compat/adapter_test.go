@@ -60,6 +60,9 @@ func (e *apiError) Error() string {
 // asAPIError reads err as an API error of either SDK; nil when it is none
 // (a refusal by the SDK itself, a transport failure).
 func asAPIError(err error) *apiError {
+	if ae := asRESTError(err); ae != nil {
+		return ae
+	}
 	var api smithy.APIError
 	if errors.As(err, &api) {
 		out := &apiError{Code: api.ErrorCode(), Message: api.ErrorMessage(), Sender: api.ErrorFault() == smithy.FaultClient}
@@ -300,7 +303,13 @@ func protocolEnv(t *testing.T, name string, cfg server.Config) *env {
 // server of its own started with cfg.
 func eachProtocol(t *testing.T, cfg server.Config, body func(e *env)) {
 	t.Helper()
-	for _, p := range protocols(t) {
+	eachOf(t, protocols(t), cfg, body)
+}
+
+// eachOf is eachProtocol over the protocols ps.
+func eachOf(t *testing.T, ps []protocol, cfg server.Config, body func(e *env)) {
+	t.Helper()
+	for _, p := range ps {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
 			body(p.env(t, cfg))

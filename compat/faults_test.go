@@ -6,11 +6,9 @@ package compat
 // would against AWS. Identifiers here start with "ft".
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"os/exec"
 	"testing"
@@ -51,38 +49,10 @@ type ftFault struct {
 	Hits   int    `json:"hits"`
 }
 
-// ftDo sends a JSON request to the server and returns the status and body.
-func ftDo(t *testing.T, method, url string, body any) (int, []byte) {
-	t.Helper()
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, url, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer res.Body.Close()
-	out, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.StatusCode, out
-}
-
 // ftAddFault sets a fault rule and returns its id.
 func ftAddFault(t *testing.T, srv *testServer, rule map[string]any) string {
 	t.Helper()
-	status, body := ftDo(t, http.MethodPost, srv.URL()+"/_minisqs/faults", rule)
+	status, body := doJSON(t, http.MethodPost, srv.URL()+"/_minisqs/faults", rule)
 	var f ftFault
 	if err := json.Unmarshal(body, &f); status != http.StatusCreated || err != nil || f.ID == "" {
 		t.Fatalf("POST /_minisqs/faults %v: %d %s", rule, status, body)
@@ -92,7 +62,7 @@ func ftAddFault(t *testing.T, srv *testServer, rule map[string]any) string {
 
 func ftFaults(t *testing.T, srv *testServer) []ftFault {
 	t.Helper()
-	status, body := ftDo(t, http.MethodGet, srv.URL()+"/_minisqs/faults", nil)
+	status, body := doJSON(t, http.MethodGet, srv.URL()+"/_minisqs/faults", nil)
 	var out struct{ Faults []ftFault }
 	if err := json.Unmarshal(body, &out); status != http.StatusOK || err != nil {
 		t.Fatalf("GET /_minisqs/faults: %d %s", status, body)
@@ -103,7 +73,7 @@ func ftFaults(t *testing.T, srv *testServer) []ftFault {
 // ftRequests lists the journal, newest first.
 func ftRequests(t *testing.T, srv *testServer) []ftEntry {
 	t.Helper()
-	status, body := ftDo(t, http.MethodGet, srv.URL()+"/_minisqs/requests?limit=1000", nil)
+	status, body := doJSON(t, http.MethodGet, srv.URL()+"/_minisqs/requests?limit=1000", nil)
 	var out struct{ Requests []ftEntry }
 	if err := json.Unmarshal(body, &out); status != http.StatusOK || err != nil {
 		t.Fatalf("GET /_minisqs/requests: %d %s", status, body)
@@ -453,7 +423,7 @@ func TestFaultREST(t *testing.T) {
 		{"QueueDoesNotExist", 500, "internal_error"},
 	} {
 		id := ftAddFault(t, srv, map[string]any{"action": "SendMessages", "queue": "orders", "error": tc.code, "count": 1})
-		status, body := ftDo(t, http.MethodPost, srv.URL()+"/v1/queues/orders/messages", map[string]any{"messages": []any{map[string]any{"body": "x"}}})
+		status, body := doJSON(t, http.MethodPost, srv.URL()+"/v1/queues/orders/messages", map[string]any{"messages": []any{map[string]any{"body": "x"}}})
 		var e struct {
 			Error struct{ Code, Message string }
 		}
@@ -466,12 +436,12 @@ func TestFaultREST(t *testing.T) {
 		}
 	}
 	// Nothing was stored; with the rules spent, a send goes through.
-	status, body := ftDo(t, http.MethodGet, srv.URL()+"/v1/queues/orders", nil)
+	status, body := doJSON(t, http.MethodGet, srv.URL()+"/v1/queues/orders", nil)
 	var q struct{ Counts struct{ Visible int } }
 	if json.Unmarshal(body, &q); status != 200 || q.Counts.Visible != 0 {
 		t.Errorf("GET queue: %d %s", status, body)
 	}
-	if status, body := ftDo(t, http.MethodPost, srv.URL()+"/v1/queues/orders/messages", map[string]any{"messages": []any{map[string]any{"body": "x"}}}); status != 200 {
+	if status, body := doJSON(t, http.MethodPost, srv.URL()+"/v1/queues/orders/messages", map[string]any{"messages": []any{map[string]any{"body": "x"}}}); status != 200 {
 		t.Errorf("send after the rules: %d %s", status, body)
 	}
 }
@@ -489,10 +459,10 @@ func TestJournalAllProtocols(t *testing.T) {
 	missing := srv.URL() + "/000000000000/missing"
 	_, err := jsonClient(t, srv.URL(), ftNoRetries).SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &missing, MessageBody: awsv2.String("x")})
 	wantErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
-	if status, body := ftDo(t, http.MethodGet, srv.URL()+"/v1/queues/orders", nil); status != 200 {
+	if status, body := doJSON(t, http.MethodGet, srv.URL()+"/v1/queues/orders", nil); status != 200 {
 		t.Fatalf("GET queue: %d %s", status, body)
 	}
-	if status, body := ftDo(t, http.MethodGet, srv.URL()+"/v1/queues/nope", nil); status != 404 {
+	if status, body := doJSON(t, http.MethodGet, srv.URL()+"/v1/queues/nope", nil); status != 404 {
 		t.Fatalf("GET missing queue: %d %s", status, body)
 	}
 
