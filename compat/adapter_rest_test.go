@@ -422,11 +422,11 @@ func (c restClient) send(queueURL string, ms []sendIn) ([]sendOut, []batchFailur
 		if m.Delay != nil {
 			one["delaySeconds"] = *m.Delay
 		}
-		if m.Group != "" {
-			one["groupId"] = m.Group
+		if m.Group != nil {
+			one["groupId"] = *m.Group
 		}
-		if m.Dedup != "" {
-			one["dedupId"] = m.Dedup
+		if m.Dedup != nil {
+			one["dedupId"] = *m.Dedup
 		}
 		msgs = append(msgs, one)
 	}

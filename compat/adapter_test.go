@@ -159,9 +159,10 @@ func binAttr(dataType string, v []byte) msgAttr { return msgAttr{DataType: dataT
 
 // sendIn is one message to send, alone or as a batch entry (ID).
 type sendIn struct {
-	ID, Body, Group, Dedup string
-	Delay                  *int
-	Attrs, SysAttrs        map[string]msgAttr
+	ID, Body        string
+	Group, Dedup    *string // nil leaves them out
+	Delay           *int
+	Attrs, SysAttrs map[string]msgAttr
 }
 
 // sendOut is a send's answer; ID is the batch entry's id. A digest absent
@@ -614,7 +615,7 @@ func (c v2Client) RemovePermission(url, label string) error {
 func (c v2Client) SendMessage(url string, m sendIn) (sendOut, error) {
 	out, err := c.c.SendMessage(c.ctx, &sqsv2.SendMessageInput{
 		QueueUrl: awsv2.String(url), MessageBody: awsv2.String(m.Body),
-		MessageGroupId: v2Opt(m.Group), MessageDeduplicationId: v2Opt(m.Dedup), DelaySeconds: v2Int32(m.Delay),
+		MessageGroupId: m.Group, MessageDeduplicationId: m.Dedup, DelaySeconds: v2Int32(m.Delay),
 		MessageAttributes: v2Attrs(m.Attrs), MessageSystemAttributes: v2SysAttrs(m.SysAttrs),
 	})
 	if err != nil {
@@ -631,7 +632,7 @@ func (c v2Client) SendMessageBatch(url string, ms []sendIn) ([]sendOut, []batchF
 	for _, m := range ms {
 		in.Entries = append(in.Entries, types.SendMessageBatchRequestEntry{
 			Id: awsv2.String(m.ID), MessageBody: awsv2.String(m.Body),
-			MessageGroupId: v2Opt(m.Group), MessageDeduplicationId: v2Opt(m.Dedup), DelaySeconds: v2Int32(m.Delay),
+			MessageGroupId: m.Group, MessageDeduplicationId: m.Dedup, DelaySeconds: v2Int32(m.Delay),
 			MessageAttributes: v2Attrs(m.Attrs), MessageSystemAttributes: v2SysAttrs(m.SysAttrs),
 		})
 	}
@@ -907,7 +908,7 @@ func (c v1Client) RemovePermission(url, label string) error {
 func (c v1Client) SendMessage(url string, m sendIn) (sendOut, error) {
 	out, err := c.c.SendMessage(&sqsv1.SendMessageInput{
 		QueueUrl: awsv1.String(url), MessageBody: awsv1.String(m.Body),
-		MessageGroupId: v1Opt(m.Group), MessageDeduplicationId: v1Opt(m.Dedup), DelaySeconds: v1Int64(m.Delay),
+		MessageGroupId: m.Group, MessageDeduplicationId: m.Dedup, DelaySeconds: v1Int64(m.Delay),
 		MessageAttributes: v1Attrs(m.Attrs), MessageSystemAttributes: v1SysAttrs(m.SysAttrs),
 	})
 	if err != nil {
@@ -924,7 +925,7 @@ func (c v1Client) SendMessageBatch(url string, ms []sendIn) ([]sendOut, []batchF
 	for _, m := range ms {
 		in.Entries = append(in.Entries, &sqsv1.SendMessageBatchRequestEntry{
 			Id: awsv1.String(m.ID), MessageBody: awsv1.String(m.Body),
-			MessageGroupId: v1Opt(m.Group), MessageDeduplicationId: v1Opt(m.Dedup), DelaySeconds: v1Int64(m.Delay),
+			MessageGroupId: m.Group, MessageDeduplicationId: m.Dedup, DelaySeconds: v1Int64(m.Delay),
 			MessageAttributes: v1Attrs(m.Attrs), MessageSystemAttributes: v1SysAttrs(m.SysAttrs),
 		})
 	}
