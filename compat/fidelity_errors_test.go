@@ -42,6 +42,6 @@ func TestFidelityErrorNamespaces(t *testing.T) {
 		_, err := e.q.SendMessageBatch(&sqsv1.SendMessageBatchInput{QueueUrl: qStr(queue), Entries: []*sqsv1.SendMessageBatchRequestEntry{{Id: qStr("0"), MessageBody: qStr(body)}}})
 		return err
 	}
-	fdWant(t, "query FIFO batch without group", send(fifo, "hello world"), 400, "InvalidParameterValue", "The request must contain the parameter MessageGroupId.")
-	fdWant(t, "query missing queue", send(gone, "x"), 400, "AWS.SimpleQueueService.NonExistentQueue", "The specified queue does not exist for this wsdl version.")
+	wantMessage(t, "query FIFO batch without group", send(fifo, "hello world"), 400, "InvalidParameterValue", "The request must contain the parameter MessageGroupId.")
+	wantMessage(t, "query missing queue", send(gone, "x"), 400, "AWS.SimpleQueueService.NonExistentQueue", "The specified queue does not exist for this wsdl version.")
 }

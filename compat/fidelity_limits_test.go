@@ -44,11 +44,11 @@ func TestSMQLimitsProfile(t *testing.T) {
 		rule := "Must start with a letter or digit. Can contain letters, digits, and hyphens (-). Up to 120 characters."
 		for _, bad := range []string{long + "y", "under_score", "-" + p} {
 			_, err := create(bad, nil)
-			fdWant(t, p+" name "+bad[:min(len(bad), 12)], err, 400, "InvalidParameterValue", rule)
+			wantMessage(t, p+" name "+bad[:min(len(bad), 12)], err, 400, "InvalidParameterValue", rule)
 		}
 		for attr, v := range map[string]string{"MessageRetentionPeriod": "604801", "DelaySeconds": "604801", "ReceiveMessageWaitTimeSeconds": "31", "MaximumMessageSize": "65537", "VisibilityTimeout": "0"} {
 			_, err := create(p+"-bad", map[string]string{attr: v})
-			fdWant(t, p+" "+attr+"="+v, err, 400, "InvalidAttributeValue", "Invalid value for the parameter "+attr+".")
+			wantMessage(t, p+" "+attr+"="+v, err, 400, "InvalidAttributeValue", "Invalid value for the parameter "+attr+".")
 		}
 		// The messages below go to a queue without a delay.
 		qurl, err := create(p+"-plain", nil)
@@ -109,9 +109,9 @@ func TestSMQLimitsProfile(t *testing.T) {
 		if okErr != nil || sent != 16 || received != 16 {
 			t.Errorf("%s: 64 KB message %v, batch of 16 sent %d, receive of 16 got %d", p, okErr, sent, received)
 		}
-		fdWant(t, p+" message over 64 KB", sizeErr, 400, "InvalidParameterValue", "One or more parameters are invalid. Reason: Message must be shorter than 65536 bytes.")
-		fdWant(t, p+" batch of 17", tooMany, 400, "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", "Maximum number of entries per request are 16. You have sent 17.")
-		fdWant(t, p+" receive of 17", recvErr, 400, "InvalidParameterValue", "Value 17 for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 16, if provided.")
-		fdWant(t, p+" wait of 31 s", waitErr, 400, "InvalidParameterValue", "Value 31 for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= 30, if provided.")
+		wantMessage(t, p+" message over 64 KB", sizeErr, 400, "InvalidParameterValue", "One or more parameters are invalid. Reason: Message must be shorter than 65536 bytes.")
+		wantMessage(t, p+" batch of 17", tooMany, 400, "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", "Maximum number of entries per request are 16. You have sent 17.")
+		wantMessage(t, p+" receive of 17", recvErr, 400, "InvalidParameterValue", "Value 17 for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 16, if provided.")
+		wantMessage(t, p+" wait of 31 s", waitErr, 400, "InvalidParameterValue", "Value 31 for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= 30, if provided.")
 	}
 }

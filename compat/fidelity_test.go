@@ -48,8 +48,8 @@ func (e *fdEnv) create(name string, attrs map[string]string) string {
 	return awsv2.ToString(out.QueueUrl)
 }
 
-// fdWant wants err to be code with message, at status, the sender's fault.
-func fdWant(t *testing.T, what string, err error, status int, code, message string) {
+// wantMessage wants err to be code with message, at status, the sender's fault.
+func wantMessage(t *testing.T, what string, err error, status int, code, message string) {
 	t.Helper()
 	got := mustAPIError(t, err)
 	if got.Code != code || got.Message != message || got.Status != status || !got.Sender {

@@ -52,10 +52,10 @@ func TestFidelityFIFOIDValues(t *testing.T) {
 	for _, p := range fdProtocols {
 		for _, v := range []string{"", strings.Repeat("a", 129), "group 123"} {
 			_, err := e.fdSend(p, std, "message", &v, nil)
-			fdWant(t, p+" standard MessageGroupId "+v[:min(len(v), 9)], err, 400, "InvalidParameterValue",
+			wantMessage(t, p+" standard MessageGroupId "+v[:min(len(v), 9)], err, 400, "InvalidParameterValue",
 				fmt.Sprintf("Value %s for parameter MessageGroupId is invalid. %s", v, reason("MessageGroupId")))
 			_, err = e.fdSend(p, fifo, "Hello World!", jStr("test"), &v)
-			fdWant(t, p+" FIFO MessageDeduplicationId "+v[:min(len(v), 9)], err, 400, "InvalidParameterValue",
+			wantMessage(t, p+" FIFO MessageDeduplicationId "+v[:min(len(v), 9)], err, 400, "InvalidParameterValue",
 				fmt.Sprintf("Value %s for parameter MessageDeduplicationId is invalid. %s", v, reason("MessageDeduplicationId")))
 		}
 		if seq, err := e.fdSend(p, std, "message", jStr("test"), nil); err != nil || seq != "" {
@@ -112,12 +112,12 @@ func TestFidelityQueueTypeAttributes(t *testing.T) {
 			{"DeduplicationScope", "queue", "You can specify the DeduplicationScope only when FifoQueue is set to true."},
 			{"FifoThroughputLimit", "perQueue", "You can specify the FifoThroughputLimit only when FifoQueue is set to true."},
 		} {
-			fdWant(t, p+" CreateQueue "+c.name, create(p, "standard-"+p, map[string]string{c.name: c.value}), 400, "InvalidAttributeName", c.message)
+			wantMessage(t, p+" CreateQueue "+c.name, create(p, "standard-"+p, map[string]string{c.name: c.value}), 400, "InvalidAttributeName", c.message)
 		}
 		for _, v := range []string{"true", "false"} {
-			fdWant(t, p+" set FifoQueue on a standard queue", set(p, std, map[string]string{"FifoQueue": v}), 400, "InvalidAttributeName", "Unknown Attribute FifoQueue.")
+			wantMessage(t, p+" set FifoQueue on a standard queue", set(p, std, map[string]string{"FifoQueue": v}), 400, "InvalidAttributeName", "Unknown Attribute FifoQueue.")
 		}
-		fdWant(t, p+" FifoQueue=false on a FIFO queue", set(p, fifo, map[string]string{"FifoQueue": "false"}), 400, "InvalidAttributeValue",
+		wantMessage(t, p+" FifoQueue=false on a FIFO queue", set(p, fifo, map[string]string{"FifoQueue": "false"}), 400, "InvalidAttributeValue",
 			"Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported.")
 		if err := set(p, fifo, map[string]string{"FifoQueue": "true"}); err != nil {
 			t.Errorf("%s: FifoQueue=true on a FIFO queue: %v", p, err)
@@ -184,9 +184,9 @@ func TestFidelityReceiptHandleOfAnotherQueue(t *testing.T) {
 	h := awsv2.ToString(out.Messages[0].ReceiptHandle)
 	want := fmt.Sprintf("The receipt handle %q is not valid for this queue.", h)
 	_, err = e.js.DeleteMessage(e.ctx, &sqsv2.DeleteMessageInput{QueueUrl: jStr(b), ReceiptHandle: jStr(h)})
-	fdWant(t, "json", err, 404, "ReceiptHandleIsInvalid", want)
+	wantMessage(t, "json", err, 404, "ReceiptHandleIsInvalid", want)
 	_, err = e.q.DeleteMessage(&sqsv1.DeleteMessageInput{QueueUrl: qStr(b), ReceiptHandle: qStr(h)})
-	fdWant(t, "query", err, 404, "ReceiptHandleIsInvalid", want)
+	wantMessage(t, "query", err, 404, "ReceiptHandleIsInvalid", want)
 }
 
 // Tags: an unknown queue is named before the tags are looked at
@@ -317,7 +317,7 @@ func TestFidelityPermissionPolicy(t *testing.T) {
 		if err := add("crossaccountpermission", defaultAccount); err != nil {
 			t.Fatal(err)
 		}
-		fdWant(t, p+" repeated label", add("crossaccountpermission", "668614515564"), 400, "InvalidParameterValue",
+		wantMessage(t, p+" repeated label", add("crossaccountpermission", "668614515564"), 400, "InvalidParameterValue",
 			"Value crossaccountpermission for parameter Label is invalid. Reason: Already exists.")
 		if err := add("crossaccountpermission2", defaultAccount); err != nil {
 			t.Fatal(err)
@@ -334,7 +334,7 @@ func TestFidelityPermissionPolicy(t *testing.T) {
 		if err := remove("crossaccountpermission2"); err != nil {
 			t.Fatal(err)
 		}
-		fdWant(t, p+" unknown label", remove("crossaccountpermission2"), 400, "InvalidParameterValue",
+		wantMessage(t, p+" unknown label", remove("crossaccountpermission2"), 400, "InvalidParameterValue",
 			"Value crossaccountpermission2 for parameter Label is invalid. Reason: can't find label.")
 	}
 }

@@ -581,7 +581,7 @@ func TestMoveTaskFidelity(t *testing.T) {
 		e.createQueue("plain", nil)
 		want := func(what string, err error, status int, code, message string) {
 			t.Helper()
-			fdWant(t, what, err, status, code, message)
+			wantMessage(t, what, err, status, code, message)
 		}
 		_, err := e.c.StartMessageMoveTask(arn("plain"), arn("orders"), nil)
 		want("not a dead-letter queue", err, 400, "InvalidParameterValue", "Source queue must be configured as a Dead Letter Queue.")
