@@ -357,7 +357,7 @@ func TestCreateQueue(t *testing.T) {
 		{name: "ARN follows configured region and account", cfg: server.Config{Region: "eu-west-2", AccountID: "123456789012"}, run: func(e *env) {
 			// The request acts in its signature's region; a client of the
 			// key "test" names no account, so the configured one holds.
-			c := e.clientIn("eu-west-2")
+			c := e.clientWith(clientOpts{region: "eu-west-2"})
 			url, err := c.CreateQueue("regional", nil, nil)
 			if err != nil {
 				e.t.Fatal(err)

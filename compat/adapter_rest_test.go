@@ -140,8 +140,8 @@ func (e *env) wantErr(err error, code string, status int) *apiError {
 
 // restProtocol is the REST API, for the rows that say it has their
 // operations.
-var restProtocol = protocol{name: "rest", explicitZero: true, client: func(t testing.TB, endpoint, region string) sqsClient {
-	return restClient{base: endpoint + "/v1", region: region}
+var restProtocol = protocol{name: "rest", explicitZero: true, client: func(t testing.TB, endpoint string, o clientOpts) sqsClient {
+	return restClient{base: endpoint + "/v1", region: o.region}
 }}
 
 type restClient struct{ base, region string }

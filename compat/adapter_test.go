@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -244,27 +245,39 @@ type protocol struct {
 	// WaitTimeSeconds or MaxNumberOfMessages; aws-sdk-go-v2 leaves zeros
 	// out, so the JSON protocol's tests of them post raw requests.
 	explicitZero bool
-	// client is a client of the server at endpoint, signing for region
-	// ("" is us-east-1).
-	client func(t testing.TB, endpoint, region string) sqsClient
+	// client is a client of the server at endpoint.
+	client func(t testing.TB, endpoint string, o clientOpts) sqsClient
+}
+
+// clientOpts change a protocol's client from the tests' usual one.
+type clientOpts struct {
+	region string       // "" is us-east-1
+	http   *http.Client // nil is the SDK's usual client
 }
 
 // protocols are the SQS protocols every per-action case runs under.
 func protocols(testing.TB) []protocol {
 	return []protocol{
-		{name: "json", client: func(t testing.TB, endpoint, region string) sqsClient {
+		{name: "json", client: func(t testing.TB, endpoint string, co clientOpts) sqsClient {
 			c := jsonClient(t, endpoint, func(o *sqsv2.Options) {
-				if region != "" {
-					o.Region = region
+				if co.region != "" {
+					o.Region = co.region
+				}
+				if co.http != nil {
+					o.HTTPClient = co.http
 				}
 			})
 			return v2Client{c: c, ctx: context.Background()}
 		}},
-		{name: "query", explicitZero: true, client: func(t testing.TB, endpoint, region string) sqsClient {
-			if region == "" {
-				return v1Client{c: queryClient(t, endpoint)}
+		{name: "query", explicitZero: true, client: func(t testing.TB, endpoint string, co clientOpts) sqsClient {
+			cfg := &awsv1.Config{}
+			if co.region != "" {
+				cfg.Region = awsv1.String(co.region)
 			}
-			return v1Client{c: queryClient(t, endpoint, &awsv1.Config{Region: awsv1.String(region)})}
+			if co.http != nil {
+				cfg.HTTPClient = co.http
+			}
+			return v1Client{c: queryClient(t, endpoint, cfg)}
 		}},
 	}
 }
@@ -281,11 +294,11 @@ type env struct {
 func (p protocol) env(t *testing.T, cfg server.Config) *env {
 	t.Helper()
 	srv := startServer(t, cfg)
-	return &env{t: t, srv: srv, c: p.client(t, srv.URL(), ""), proto: p}
+	return &env{t: t, srv: srv, c: p.client(t, srv.URL(), clientOpts{}), proto: p}
 }
 
-// clientIn is another client of e's server, signing for region.
-func (e *env) clientIn(region string) sqsClient { return e.proto.client(e.t, e.srv.URL(), region) }
+// clientWith is another client of e's server, changed by o.
+func (e *env) clientWith(o clientOpts) sqsClient { return e.proto.client(e.t, e.srv.URL(), o) }
 
 // protocolEnv is an env of the protocol called name, for the tests of
 // that protocol's wire format.

@@ -3,8 +3,6 @@ package compat
 import (
 	"testing"
 
-	sqsv1 "github.com/aws/aws-sdk-go/service/sqs"
-
 	"github.com/minisqs/minisqs/server"
 )
 
@@ -22,8 +20,9 @@ import (
 // TestNonExistentTopicSucceedsOnOpenButFailsOnSend.replay, 2026). The query
 // protocol answers the same codes, the missing queue in its WSDL words.
 func TestFidelityErrorNamespaces(t *testing.T) {
-	e := newFDEnv(t, server.Config{})
-	fifo := e.create("topic.fifo", map[string]string{"FifoQueue": "true"})
+	t.Parallel()
+	e := protocolEnv(t, "json", server.Config{})
+	fifo := e.createFIFO("topic.fifo", nil)
 	gone := e.srv.URL() + "/" + defaultAccount + "/nonexistent-queue"
 	for _, c := range []struct {
 		queue, body              string
@@ -38,8 +37,10 @@ func TestFidelityErrorNamespaces(t *testing.T) {
 			t.Errorf("json: %d %s %q, want 400 %s %s", r.Status, r.Body, r.Header.Get("x-amzn-query-error"), c.typ, c.queryError)
 		}
 	}
+	// The same server through the query protocol.
+	q := v1Client{c: queryClient(t, e.srv.URL())}
 	send := func(queue, body string) error {
-		_, err := e.q.SendMessageBatch(&sqsv1.SendMessageBatchInput{QueueUrl: qStr(queue), Entries: []*sqsv1.SendMessageBatchRequestEntry{{Id: qStr("0"), MessageBody: qStr(body)}}})
+		_, _, err := q.SendMessageBatch(queue, []sendIn{entry("0", body)})
 		return err
 	}
 	wantMessage(t, "query FIFO batch without group", send(fifo, "hello world"), 400, "InvalidParameterValue", "The request must contain the parameter MessageGroupId.")
