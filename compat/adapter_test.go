@@ -99,6 +99,14 @@ func mustAPIError(t testing.TB, err error) *apiError {
 	return ae
 }
 
+// wantCode wants err to be an API error of code, whatever else it says.
+func wantCode(t testing.TB, err error, code string) {
+	t.Helper()
+	if ae := asAPIError(err); ae == nil || ae.Code != code {
+		t.Fatalf("got %v, want %s", err, code)
+	}
+}
+
 // modeled lists the codes aws-sdk-go-v2 has a type for; the others reach
 // it as generic API errors.
 var modeled = map[string]bool{

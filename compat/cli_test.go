@@ -10,7 +10,6 @@ package compat
 // Each CLI talks to the server through a recording proxy, so the test also
 // proves which protocol it used. A missing CLI skips the test under plain
 // go test and fails it under the README's test command, which installs both.
-// Helpers here are prefixed with "cli".
 
 import (
 	"bytes"

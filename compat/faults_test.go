@@ -3,7 +3,7 @@ package compat
 // Fault rules and the request journal of the test-control API
 // (/_minisqs/faults, /_minisqs/requests), driven with real clients: the
 // SDKs must retry, throttle and fail on a faulted answer exactly as they
-// would against AWS. Identifiers here start with "ft".
+// would against AWS.
 
 import (
 	"context"
@@ -30,8 +30,8 @@ import (
 	"github.com/minisqs/minisqs/server"
 )
 
-// ftEntry is an entry of GET /_minisqs/requests.
-type ftEntry struct {
+// journalEntry is an entry of GET /_minisqs/requests.
+type journalEntry struct {
 	Time       string  `json:"time"`
 	Protocol   string  `json:"protocol"`
 	Action     string  `json:"action"`
@@ -42,48 +42,48 @@ type ftEntry struct {
 	FaultID    string  `json:"faultId"`
 }
 
-// ftFault is a rule as GET /_minisqs/faults lists it.
-type ftFault struct {
+// faultRule is a rule as GET /_minisqs/faults lists it.
+type faultRule struct {
 	ID     string `json:"id"`
 	Action string `json:"action"`
 	Hits   int    `json:"hits"`
 }
 
-// ftAddFault sets a fault rule and returns its id.
-func ftAddFault(t *testing.T, srv *testServer, rule map[string]any) string {
+// addFault sets a fault rule and returns its id.
+func addFault(t *testing.T, srv *testServer, rule map[string]any) string {
 	t.Helper()
 	status, body := doJSON(t, http.MethodPost, srv.URL()+"/_minisqs/faults", rule)
-	var f ftFault
+	var f faultRule
 	if err := json.Unmarshal(body, &f); status != http.StatusCreated || err != nil || f.ID == "" {
 		t.Fatalf("POST /_minisqs/faults %v: %d %s", rule, status, body)
 	}
 	return f.ID
 }
 
-func ftFaults(t *testing.T, srv *testServer) []ftFault {
+func listFaults(t *testing.T, srv *testServer) []faultRule {
 	t.Helper()
 	status, body := doJSON(t, http.MethodGet, srv.URL()+"/_minisqs/faults", nil)
-	var out struct{ Faults []ftFault }
+	var out struct{ Faults []faultRule }
 	if err := json.Unmarshal(body, &out); status != http.StatusOK || err != nil {
 		t.Fatalf("GET /_minisqs/faults: %d %s", status, body)
 	}
 	return out.Faults
 }
 
-// ftRequests lists the journal, newest first.
-func ftRequests(t *testing.T, srv *testServer) []ftEntry {
+// journal lists the journal, newest first.
+func journal(t *testing.T, srv *testServer) []journalEntry {
 	t.Helper()
 	status, body := doJSON(t, http.MethodGet, srv.URL()+"/_minisqs/requests?limit=1000", nil)
-	var out struct{ Requests []ftEntry }
+	var out struct{ Requests []journalEntry }
 	if err := json.Unmarshal(body, &out); status != http.StatusOK || err != nil {
 		t.Fatalf("GET /_minisqs/requests: %d %s", status, body)
 	}
 	return out.Requests
 }
 
-// ftOf keeps the entries of one action.
-func ftOf(entries []ftEntry, action string) []ftEntry {
-	var out []ftEntry
+// entriesOf keeps the entries of one action.
+func entriesOf(entries []journalEntry, action string) []journalEntry {
+	var out []journalEntry
 	for _, e := range entries {
 		if e.Action == action {
 			out = append(out, e)
@@ -92,19 +92,19 @@ func ftOf(entries []ftEntry, action string) []ftEntry {
 	return out
 }
 
-// ftQuickRetries keeps the SDK's retry rules and shortens its backoff, so
+// quickRetries keeps the SDK's retry rules and shortens its backoff, so
 // that retried tests take milliseconds.
-func ftQuickRetries(o *sqsv2.Options) {
+func quickRetries(o *sqsv2.Options) {
 	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 		so.MaxBackoff = 5 * time.Millisecond
 	})
 }
 
-// ftNoRetries makes one attempt per call, so that the error is the first
+// noRetries makes one attempt per call, so that the error is the first
 // answer's.
-func ftNoRetries(o *sqsv2.Options) { o.RetryMaxAttempts = 1 }
+func noRetries(o *sqsv2.Options) { o.RetryMaxAttempts = 1 }
 
-func ftServer(t *testing.T) (*testServer, string) {
+func faultServer(t *testing.T) (*testServer, string) {
 	t.Helper()
 	t.Parallel()
 	srv := startServer(t, server.Config{})
@@ -115,12 +115,12 @@ func ftServer(t *testing.T) (*testServer, string) {
 	return srv, *out.QueueUrl
 }
 
-// ftWantRetried checks the journal after a call that a ServiceUnavailable
+// wantRetried checks the journal after a call that a ServiceUnavailable
 // rule with count 2 hit: three attempts, newest first, the two older
 // answered by the rule with 503.
-func ftWantRetried(t *testing.T, srv *testServer, protocol, faultID string) {
+func wantRetried(t *testing.T, srv *testServer, protocol, faultID string) {
 	t.Helper()
-	got := ftOf(ftRequests(t, srv), "ReceiveMessage")
+	got := entriesOf(journal(t, srv), "ReceiveMessage")
 	if len(got) != 3 {
 		t.Fatalf("journal has %d ReceiveMessage requests, want 3: %+v", len(got), got)
 	}
@@ -136,7 +136,7 @@ func ftWantRetried(t *testing.T, srv *testServer, protocol, faultID string) {
 			t.Errorf("attempt %d did not succeed: %+v", 3-i, e)
 		}
 	}
-	if f := ftFaults(t, srv); len(f) != 1 || f[0].ID != faultID || f[0].Hits != 2 {
+	if f := listFaults(t, srv); len(f) != 1 || f[0].ID != faultID || f[0].Hits != 2 {
 		t.Errorf("faults %+v, want one with 2 hits", f)
 	}
 }
@@ -144,12 +144,12 @@ func ftWantRetried(t *testing.T, srv *testServer, protocol, faultID string) {
 // TestFaultServiceUnavailableRetriedJSON: aws-sdk-go-v2 retries a 503
 // ServiceUnavailable twice and then succeeds.
 func TestFaultServiceUnavailableRetriedJSON(t *testing.T) {
-	srv, url := ftServer(t)
-	c := jsonClient(t, srv.URL(), ftQuickRetries)
+	srv, url := faultServer(t)
+	c := jsonClient(t, srv.URL(), quickRetries)
 	if _, err := c.SendMessage(context.Background(), &sqsv2.SendMessageInput{QueueUrl: &url, MessageBody: awsv2.String("m")}); err != nil {
 		t.Fatal(err)
 	}
-	id := ftAddFault(t, srv, map[string]any{"action": "ReceiveMessage", "error": "ServiceUnavailable", "count": 2})
+	id := addFault(t, srv, map[string]any{"action": "ReceiveMessage", "error": "ServiceUnavailable", "count": 2})
 	out, err := c.ReceiveMessage(context.Background(), &sqsv2.ReceiveMessageInput{QueueUrl: &url})
 	if err != nil {
 		t.Fatalf("the SDK gave up: %v", err)
@@ -160,18 +160,18 @@ func TestFaultServiceUnavailableRetriedJSON(t *testing.T) {
 	if attempts, ok := retry.GetAttemptResults(out.ResultMetadata); !ok || len(attempts.Results) != 3 {
 		t.Errorf("the SDK reports %d attempts, want 3", len(attempts.Results))
 	}
-	ftWantRetried(t, srv, "json", id)
+	wantRetried(t, srv, "json", id)
 }
 
 // TestFaultServiceUnavailableRetriedQuery: aws-sdk-go v1 over the query
 // protocol does the same.
 func TestFaultServiceUnavailableRetriedQuery(t *testing.T) {
-	srv, url := ftServer(t)
+	srv, url := faultServer(t)
 	c := queryClient(t, srv.URL())
 	if _, err := (v1Client{c: c}).SendMessage(url, sendIn{Body: "m"}); err != nil {
 		t.Fatal(err)
 	}
-	id := ftAddFault(t, srv, map[string]any{"action": "ReceiveMessage", "error": "ServiceUnavailable", "count": 2})
+	id := addFault(t, srv, map[string]any{"action": "ReceiveMessage", "error": "ServiceUnavailable", "count": 2})
 	req, out := c.ReceiveMessageRequest(&sqsv1.ReceiveMessageInput{QueueUrl: &url})
 	if err := req.Send(); err != nil {
 		t.Fatalf("the SDK gave up: %v", err)
@@ -182,15 +182,15 @@ func TestFaultServiceUnavailableRetriedQuery(t *testing.T) {
 	if req.RetryCount != 2 {
 		t.Errorf("the SDK retried %d times, want 2", req.RetryCount)
 	}
-	ftWantRetried(t, srv, "query", id)
+	wantRetried(t, srv, "query", id)
 }
 
 // TestFaultThrottling: ThrottlingException and RequestThrottled answer in
 // each protocol as AWS does, and the SDKs take them for throttling.
 func TestFaultThrottling(t *testing.T) {
-	srv, url := ftServer(t)
+	srv, url := faultServer(t)
 	ctx := context.Background()
-	v2 := jsonClient(t, srv.URL(), ftNoRetries)
+	v2 := jsonClient(t, srv.URL(), noRetries)
 	v1 := queryClient(t, srv.URL(), awsv1.NewConfig().WithMaxRetries(0))
 	for _, tc := range []struct {
 		code   string
@@ -199,7 +199,7 @@ func TestFaultThrottling(t *testing.T) {
 		{"ThrottlingException", 400},
 		{"RequestThrottled", 403}, // the SQS model's status for it
 	} {
-		ftAddFault(t, srv, map[string]any{"action": "SendMessage", "error": tc.code, "count": 2})
+		addFault(t, srv, map[string]any{"action": "SendMessage", "error": tc.code, "count": 2})
 
 		_, err := v2.SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &url, MessageBody: awsv2.String("x")})
 		var api smithy.APIError
@@ -237,10 +237,10 @@ func TestFaultThrottling(t *testing.T) {
 	}
 }
 
-// ftBotoScript sends with boto3 against a ThrottlingException rule: once
+// botoThrottleScript sends with boto3 against a ThrottlingException rule: once
 // with a single attempt, to classify the error as botocore's standard
 // retry mode does, and once with three, which botocore retries.
-const ftBotoScript = `
+const botoThrottleScript = `
 import json, sys
 import boto3
 from botocore.config import Config
@@ -273,11 +273,11 @@ func TestFaultThrottlingBoto3(t *testing.T) {
 	if err := exec.Command("python3", "-c", "import boto3").Run(); err != nil {
 		testenv.Missing(t, "boto3 is not installed for python3: %v", err)
 	}
-	srv, url := ftServer(t)
-	ftAddFault(t, srv, map[string]any{"action": "SendMessage", "error": "ThrottlingException", "count": 2})
+	srv, url := faultServer(t)
+	addFault(t, srv, map[string]any{"action": "SendMessage", "error": "ThrottlingException", "count": 2})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	raw, err := exec.CommandContext(ctx, "python3", "-c", ftBotoScript, srv.URL(), url).CombinedOutput()
+	raw, err := exec.CommandContext(ctx, "python3", "-c", botoThrottleScript, srv.URL(), url).CombinedOutput()
 	if err != nil {
 		t.Fatalf("boto3: %v\n%s", err, raw)
 	}
@@ -293,7 +293,7 @@ func TestFaultThrottlingBoto3(t *testing.T) {
 	if got.Code != "ThrottlingException" || got.Status != 400 || !got.Throttle || got.Retries != 1 {
 		t.Errorf("boto3: %+v, want ThrottlingException 400, a throttle, retried once", got)
 	}
-	sends := ftOf(ftRequests(t, srv), "SendMessage")
+	sends := entriesOf(journal(t, srv), "SendMessage")
 	if len(sends) != 3 || sends[0].Status != 200 || sends[1].ErrorCode != "ThrottlingException" || sends[2].ErrorCode != "ThrottlingException" {
 		t.Errorf("journal: %+v", sends)
 	}
@@ -302,10 +302,10 @@ func TestFaultThrottlingBoto3(t *testing.T) {
 // TestFaultLatency: a latency rule delays the call by at least its time,
 // and the call then succeeds.
 func TestFaultLatency(t *testing.T) {
-	srv, url := ftServer(t)
+	srv, url := faultServer(t)
 	const ms = 150
-	id := ftAddFault(t, srv, map[string]any{"action": "GetQueueAttributes", "latencyMs": ms})
-	c := jsonClient(t, srv.URL(), ftNoRetries)
+	id := addFault(t, srv, map[string]any{"action": "GetQueueAttributes", "latencyMs": ms})
+	c := jsonClient(t, srv.URL(), noRetries)
 	start := time.Now()
 	if _, err := c.GetQueueAttributes(context.Background(), &sqsv2.GetQueueAttributesInput{QueueUrl: &url}); err != nil {
 		t.Fatal(err)
@@ -313,7 +313,7 @@ func TestFaultLatency(t *testing.T) {
 	if took := time.Since(start); took < ms*time.Millisecond {
 		t.Errorf("the call took %v, less than the rule's %d ms", took, ms)
 	}
-	got := ftOf(ftRequests(t, srv), "GetQueueAttributes")
+	got := entriesOf(journal(t, srv), "GetQueueAttributes")
 	if len(got) != 1 || got[0].Status != 200 || got[0].FaultID != id || got[0].DurationMs < ms {
 		t.Errorf("journal: %+v", got)
 	}
@@ -322,10 +322,10 @@ func TestFaultLatency(t *testing.T) {
 // TestFaultDrop: a dropped connection is a connection error to the SDKs,
 // and the send it dropped stored nothing.
 func TestFaultDrop(t *testing.T) {
-	srv, url := ftServer(t)
-	id := ftAddFault(t, srv, map[string]any{"action": "SendMessage", "drop": true})
+	srv, url := faultServer(t)
+	id := addFault(t, srv, map[string]any{"action": "SendMessage", "drop": true})
 
-	_, err := jsonClient(t, srv.URL(), ftNoRetries).SendMessage(context.Background(), &sqsv2.SendMessageInput{QueueUrl: &url, MessageBody: awsv2.String("x")})
+	_, err := jsonClient(t, srv.URL(), noRetries).SendMessage(context.Background(), &sqsv2.SendMessageInput{QueueUrl: &url, MessageBody: awsv2.String("x")})
 	var api smithy.APIError
 	var send *smithyhttp.RequestSendError
 	if err == nil || errors.As(err, &api) {
@@ -345,7 +345,7 @@ func TestFaultDrop(t *testing.T) {
 	if n := (&env{t: t, srv: srv, c: v1Client{c: v1}}).counts(url); n != [3]int{} {
 		t.Errorf("%d messages stored by dropped sends", n)
 	}
-	got := ftOf(ftRequests(t, srv), "SendMessage")
+	got := entriesOf(journal(t, srv), "SendMessage")
 	if len(got) != 2 || got[0].Status != 0 || got[0].FaultID != id || got[1].FaultID != id {
 		t.Errorf("journal: %+v", got)
 	}
@@ -354,9 +354,9 @@ func TestFaultDrop(t *testing.T) {
 // TestFaultedSendStoresNothing: a send answered by a rule never reaches the
 // queue; the next, past the rule's count, does.
 func TestFaultedSendStoresNothing(t *testing.T) {
-	srv, url := ftServer(t)
-	ftAddFault(t, srv, map[string]any{"action": "SendMessage", "error": "InternalError", "count": 1})
-	c := jsonClient(t, srv.URL(), ftNoRetries)
+	srv, url := faultServer(t)
+	addFault(t, srv, map[string]any{"action": "SendMessage", "error": "InternalError", "count": 1})
+	c := jsonClient(t, srv.URL(), noRetries)
 	ctx := context.Background()
 	_, err := c.SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &url, MessageBody: awsv2.String("lost")})
 	var api smithy.APIError
@@ -379,15 +379,15 @@ func TestFaultedSendStoresNothing(t *testing.T) {
 // TestFaultQueueScoped: a rule for one queue leaves the others alone, in
 // both SQS protocols.
 func TestFaultQueueScoped(t *testing.T) {
-	srv, orders := ftServer(t)
+	srv, orders := faultServer(t)
 	ctx := context.Background()
-	v2 := jsonClient(t, srv.URL(), ftNoRetries)
+	v2 := jsonClient(t, srv.URL(), noRetries)
 	out, err := v2.CreateQueue(ctx, &sqsv2.CreateQueueInput{QueueName: awsv2.String("events")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	events := *out.QueueUrl
-	ftAddFault(t, srv, map[string]any{"action": "*", "queue": "orders", "error": "AWS.SimpleQueueService.NonExistentQueue"})
+	addFault(t, srv, map[string]any{"action": "*", "queue": "orders", "error": "AWS.SimpleQueueService.NonExistentQueue"})
 
 	_, err = v2.SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &orders, MessageBody: awsv2.String("x")})
 	wantErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
@@ -410,7 +410,7 @@ func TestFaultQueueScoped(t *testing.T) {
 
 // TestFaultREST: REST operations are faulted in the REST API's shape.
 func TestFaultREST(t *testing.T) {
-	srv, _ := ftServer(t)
+	srv, _ := faultServer(t)
 	for _, tc := range []struct {
 		code   string
 		status int
@@ -422,7 +422,7 @@ func TestFaultREST(t *testing.T) {
 		{"InternalError", 500, "internal_error"},
 		{"QueueDoesNotExist", 500, "internal_error"},
 	} {
-		id := ftAddFault(t, srv, map[string]any{"action": "SendMessages", "queue": "orders", "error": tc.code, "count": 1})
+		id := addFault(t, srv, map[string]any{"action": "SendMessages", "queue": "orders", "error": tc.code, "count": 1})
 		status, body := doJSON(t, http.MethodPost, srv.URL()+"/v1/queues/orders/messages", map[string]any{"messages": []any{map[string]any{"body": "x"}}})
 		var e struct {
 			Error struct{ Code, Message string }
@@ -430,7 +430,7 @@ func TestFaultREST(t *testing.T) {
 		if err := json.Unmarshal(body, &e); err != nil || status != tc.status || e.Error.Code != tc.rest || e.Error.Message == "" {
 			t.Errorf("%s: %d %s, want %d %s", tc.code, status, body, tc.status, tc.rest)
 		}
-		last := ftRequests(t, srv)[0]
+		last := journal(t, srv)[0]
 		if last.Protocol != "rest" || last.Action != "SendMessages" || last.Queue != "orders" || last.Status != tc.status || last.ErrorCode != tc.rest || last.FaultID != id {
 			t.Errorf("%s: journal %+v", tc.code, last)
 		}
@@ -457,7 +457,7 @@ func TestJournalAllProtocols(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := srv.URL() + "/000000000000/missing"
-	_, err := jsonClient(t, srv.URL(), ftNoRetries).SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &missing, MessageBody: awsv2.String("x")})
+	_, err := jsonClient(t, srv.URL(), noRetries).SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &missing, MessageBody: awsv2.String("x")})
 	wantErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
 	if status, body := doJSON(t, http.MethodGet, srv.URL()+"/v1/queues/orders", nil); status != 200 {
 		t.Fatalf("GET queue: %d %s", status, body)
@@ -466,8 +466,8 @@ func TestJournalAllProtocols(t *testing.T) {
 		t.Fatalf("GET missing queue: %d %s", status, body)
 	}
 
-	got := ftRequests(t, srv)
-	want := []ftEntry{
+	got := journal(t, srv)
+	want := []journalEntry{
 		{Protocol: "rest", Action: "GetQueue", Queue: "nope", Status: 404, ErrorCode: "queue_not_found"},
 		{Protocol: "rest", Action: "GetQueue", Queue: "orders", Status: 200},
 		{Protocol: "json", Action: "SendMessage", Queue: "missing", Status: 400, ErrorCode: "AWS.SimpleQueueService.NonExistentQueue"},
