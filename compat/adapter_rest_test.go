@@ -104,7 +104,7 @@ func restStatus(code string) int {
 			return e.status
 		}
 	}
-	return map[string]int{"receipt_handle_stale": 409, "message_too_large": 413}[code]
+	return map[string]int{"receipt_handle_stale": 409, "message_too_large": 413, "internal_error": 500}[code]
 }
 
 // code is the error code the protocol answers where SQS answers sqsCode.
