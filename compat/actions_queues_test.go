@@ -233,6 +233,8 @@ func (e *env) listAll(prefix string) []string {
 func TestCreateQueue(t *testing.T) {
 	runCases(t, []actionCase{
 		{name: "defaults", run: func(e *env) {
+			// The settings' defaults are rows of TestAttributeTableSQS;
+			// here, what a new queue answers of itself.
 			url := e.createQueue("plain", nil)
 			created := strconv.FormatInt(e.srv.Clock.Now().Unix(), 10)
 			got := e.attrs(url)
@@ -240,18 +242,13 @@ func TestCreateQueue(t *testing.T) {
 				"ApproximateNumberOfMessages":           "0",
 				"ApproximateNumberOfMessagesNotVisible": "0",
 				"ApproximateNumberOfMessagesDelayed":    "0",
-				"DelaySeconds":                          "0",
-				"MaximumMessageSize":                    "1048576",
-				"MessageRetentionPeriod":                "345600",
-				"ReceiveMessageWaitTimeSeconds":         "0",
-				"VisibilityTimeout":                     "30",
 				"QueueArn":                              arn("plain"),
-				"SqsManagedSseEnabled":                  "true",
 				// Epoch seconds.
 				"CreatedTimestamp":      created,
 				"LastModifiedTimestamp": created,
 			})
-			// A standard queue has no FIFO attributes and no unset policies.
+			// All on a standard queue leaves out the FIFO attributes and
+			// the policies it has not.
 			for _, k := range []string{"FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit", "RedrivePolicy", "RedriveAllowPolicy", "Policy", "KmsMasterKeyId"} {
 				if v, ok := got[k]; ok {
 					e.t.Errorf("standard queue has %s = %q", k, v)
