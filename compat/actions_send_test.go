@@ -387,7 +387,8 @@ func TestSendMessageBatch(t *testing.T) {
 				e.t.Fatalf("ten entries: %v", err)
 			}
 			e.wantErr(send(entry("same", "1"), entry("other", "2"), entry("same", "3")), "AWS.SimpleQueueService.BatchEntryIdsNotDistinct", 400)
-			for _, id := range []string{"a b", "bad id!", "dot.ted", "", strings.Repeat("x", 81), "ünï"} {
+			// "", 81 characters and other ids are TestFidelityBatchRequestErrors's.
+			for _, id := range []string{"a b", "bad id!", "dot.ted", "ünï"} {
 				e.wantErr(send(entry("good", "1"), entry(id, "2")), "AWS.SimpleQueueService.InvalidBatchEntryId", 400)
 			}
 			if err := send(entry(strings.Repeat("x", 80), "ok")); err != nil {
