@@ -190,23 +190,20 @@ func itemError(code, message string) *apiError {
 	return &apiError{Code: code, Message: message, Status: restStatus(code), Sender: true}
 }
 
+// restQueueJSON is the REST API's queue object, as far as the adapter
+// reads it.
 type restQueueJSON struct {
-	Name                     string
 	Type                     string
 	VisibilityTimeoutSeconds int
 	RetentionSeconds         int
 	DelaySeconds             int
 	ReceiveWaitSeconds       int
-	Redrive                  *struct {
-		DeadLetterQueue string
-		MaxReceiveCount int
-	}
-	ContentBasedDedup bool
-	Counts            struct{ Visible, InFlight, Delayed int }
-	SQSURL            string `json:"sqsUrl"`
-	Arn               string
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	ContentBasedDedup        bool
+	Counts                   struct{ Visible, InFlight, Delayed int }
+	SQSURL                   string `json:"sqsUrl"`
+	Arn                      string
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
 }
 
 // restSettings are SQS attributes as REST fields.
