@@ -18,18 +18,25 @@ import (
 type actionCase struct {
 	name string
 	cfg  server.Config
+	// rest: the REST API has the row's operations (adapter_rest_test.go),
+	// so the row runs under it too.
+	rest bool
 	run  func(e *env)
 }
 
-// runCases runs each row in a parallel subtest, under every protocol, each
-// on a server of its own.
+// runCases runs each row in a parallel subtest, under every protocol (and
+// the REST API where the row says so), each on a server of its own.
 func runCases(t *testing.T, cases []actionCase) {
 	t.Helper()
 	t.Parallel()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			eachProtocol(t, c.cfg, c.run)
+			ps := protocols(t)
+			if c.rest {
+				ps = append(ps, restProtocol)
+			}
+			eachOf(t, ps, c.cfg, c.run)
 		})
 	}
 }
@@ -85,9 +92,25 @@ func wantBatch(t *testing.T, gotOK []string, gotFailed []batchFailure, ok []stri
 	}
 }
 
+// delOver deletes with a handle whose delivery is over: SQS answers
+// success, the REST API receipt_handle_stale; neither changes anything.
+func (e *env) delOver(url, handle string) {
+	e.t.Helper()
+	err := e.c.DeleteMessage(url, handle)
+	if e.is("rest") {
+		if ae := mustAPIError(e.t, err); ae.Code != "receipt_handle_stale" || ae.Status != 409 {
+			e.t.Fatalf("DeleteMessage with a handle whose delivery is over: %v, want receipt_handle_stale (HTTP 409)", ae)
+		}
+		return
+	}
+	if err != nil {
+		e.t.Fatalf("DeleteMessage with a handle whose delivery is over: %v", err)
+	}
+}
+
 func TestDeleteMessage(t *testing.T) {
 	runCases(t, []actionCase{
-		{name: "valid handle", run: func(e *env) {
+		{name: "valid handle", rest: true, run: func(e *env) {
 			url := e.createQueue("del", nil)
 			e.send(url, "bye")
 			m := e.receiveOne(url)
@@ -95,13 +118,11 @@ func TestDeleteMessage(t *testing.T) {
 			e.wantCounts(url, 0, 0, 0)
 			e.advance(31 * time.Second)
 			e.receiveNone(url)
-			// Deleting again with the same handle succeeds and changes nothing.
-			if err := e.c.DeleteMessage(url, m.Handle); err != nil {
-				e.t.Fatalf("second delete: %v", err)
-			}
+			// Deleting again with the same handle changes nothing.
+			e.delOver(url, m.Handle)
 			e.wantCounts(url, 0, 0, 0)
 		}},
-		{name: "handle after the lease ended", run: func(e *env) {
+		{name: "handle after the lease ended", rest: true, run: func(e *env) {
 			url := e.createQueue("late", nil)
 			e.send(url, "late")
 			m := e.receiveOne(url)
@@ -111,7 +132,7 @@ func TestDeleteMessage(t *testing.T) {
 			e.del(url, m.Handle)
 			e.wantCounts(url, 0, 0, 0)
 		}},
-		{name: "old handle of a message received again", run: func(e *env) {
+		{name: "old handle of a message received again", rest: true, run: func(e *env) {
 			url := e.createQueue("stale", nil)
 			sent := e.send(url, "survivor")
 			first := e.receiveOne(url)
@@ -120,10 +141,8 @@ func TestDeleteMessage(t *testing.T) {
 			if second.MessageID != sent.MessageID || second.Attrs["ApproximateReceiveCount"] != "2" {
 				e.t.Fatalf("second receive: %s count %q", second.MessageID, second.Attrs["ApproximateReceiveCount"])
 			}
-			// The call succeeds; the message stays.
-			if err := e.c.DeleteMessage(url, first.Handle); err != nil {
-				e.t.Fatalf("delete with the old handle: %v", err)
-			}
+			// The message stays.
+			e.delOver(url, first.Handle)
 			e.wantCounts(url, 0, 1, 0)
 			e.advance(30 * time.Second)
 			third := e.receiveOne(url)
@@ -131,28 +150,30 @@ func TestDeleteMessage(t *testing.T) {
 				e.t.Fatalf("message after delete with an old handle: %s count %q", third.MessageID, third.Attrs["ApproximateReceiveCount"])
 			}
 			// The second's handle no longer deletes; the current one does.
-			e.del(url, second.Handle)
+			e.delOver(url, second.Handle)
 			e.wantCounts(url, 0, 1, 0)
 			e.del(url, third.Handle)
 			e.wantCounts(url, 0, 0, 0)
 		}},
-		{name: "malformed handle", run: func(e *env) {
+		{name: "malformed handle", rest: true, run: func(e *env) {
 			url := e.createQueue("bad", nil)
 			e.send(url, "kept")
 			for _, h := range []string{"not-a-handle", "AAAA", "!!!"} {
 				// HTTP 404, as the SQS model has it.
-				wantErr(e.t, e.c.DeleteMessage(url, h), "ReceiptHandleIsInvalid", 404)
+				e.wantErr(e.c.DeleteMessage(url, h), "ReceiptHandleIsInvalid", 404)
 			}
-			wantErr(e.t, e.c.DeleteMessage(url, ""), "MissingParameter", 400)
+			e.wantErr(e.c.DeleteMessage(url, ""), "MissingParameter", 400)
 			e.wantCounts(url, 1, 0, 0)
-			wantErr(e.t, e.c.DeleteMessage(e.url("nope"), "x"), "AWS.SimpleQueueService.NonExistentQueue", 400)
+			if !e.is("rest") { // which finds the queue from the handle
+				e.wantErr(e.c.DeleteMessage(e.url("nope"), "x"), "AWS.SimpleQueueService.NonExistentQueue", 400)
+			}
 		}},
 	})
 }
 
 func TestDeleteMessageBatch(t *testing.T) {
 	runCases(t, []actionCase{
-		{name: "partial failure", run: func(e *env) {
+		{name: "partial failure", rest: true, run: func(e *env) {
 			url := e.createQueue("delbatch", nil)
 			for i := range 3 {
 				e.send(url, fmt.Sprint("m", i))
@@ -166,14 +187,14 @@ func TestDeleteMessageBatch(t *testing.T) {
 			if err != nil {
 				e.t.Fatal(err)
 			}
-			wantBatch(e.t, ok, failed, []string{"a", "b"}, map[string]string{"bogus": "ReceiptHandleIsInvalid"})
+			wantBatch(e.t, ok, failed, []string{"a", "b"}, map[string]string{"bogus": e.code("ReceiptHandleIsInvalid")})
 			e.wantCounts(url, 0, 1, 0)
 			e.advance(30 * time.Second)
 			if m := e.receiveOne(url); m.MessageID != got[2].MessageID {
 				e.t.Fatalf("left over %s, want %s", m.MessageID, got[2].MessageID)
 			}
 		}},
-		{name: "whole-batch errors", run: func(e *env) {
+		{name: "whole-batch errors", rest: true, run: func(e *env) {
 			url := e.createQueue("delbatch", nil)
 			e.send(url, "m")
 			h := e.receiveOne(url).Handle
@@ -181,11 +202,13 @@ func TestDeleteMessageBatch(t *testing.T) {
 				_, _, err := e.c.DeleteMessageBatch(url, sameHandle(h, 0, ids...))
 				return err
 			}
-			wantErr(e.t, del(), "AWS.SimpleQueueService.EmptyBatchRequest", 400)
-			wantErr(e.t, del(elevenIDs()...), "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400)
-			wantErr(e.t, del("x", "x"), "AWS.SimpleQueueService.BatchEntryIdsNotDistinct", 400)
-			for _, id := range []string{"a b", "a.b"} {
-				wantErr(e.t, del(id), "AWS.SimpleQueueService.InvalidBatchEntryId", 400)
+			e.wantErr(del(), "AWS.SimpleQueueService.EmptyBatchRequest", 400)
+			e.wantErr(del(elevenIDs()...), "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400)
+			if !e.is("rest") { // which has no entry ids
+				e.wantErr(del("x", "x"), "AWS.SimpleQueueService.BatchEntryIdsNotDistinct", 400)
+				for _, id := range []string{"a b", "a.b"} {
+					e.wantErr(del(id), "AWS.SimpleQueueService.InvalidBatchEntryId", 400)
+				}
 			}
 			// None of the refused batches deleted anything.
 			e.wantCounts(url, 0, 1, 0)
@@ -199,7 +222,7 @@ func TestDeleteMessageBatch(t *testing.T) {
 
 func TestChangeMessageVisibility(t *testing.T) {
 	runCases(t, []actionCase{
-		{name: "extend", run: func(e *env) {
+		{name: "extend", rest: true, run: func(e *env) {
 			url := e.createQueue("extend", nil)
 			e.send(url, "slow work")
 			got := e.receive(url, receiveIn{Visibility: ptr(10)})
@@ -221,7 +244,7 @@ func TestChangeMessageVisibility(t *testing.T) {
 			e.wantCounts(url, 1, 0, 0)
 			e.receiveOne(url)
 		}},
-		{name: "shorten", run: func(e *env) {
+		{name: "shorten", rest: true, run: func(e *env) {
 			url := e.createQueue("shorten", nil)
 			e.send(url, "x")
 			m := e.receiveOne(url)
@@ -231,7 +254,7 @@ func TestChangeMessageVisibility(t *testing.T) {
 			e.advance(3 * time.Second)
 			e.receiveOne(url)
 		}},
-		{name: "zero makes it visible at once", run: func(e *env) {
+		{name: "zero makes it visible at once", rest: true, run: func(e *env) {
 			url := e.createQueue("zero", nil)
 			sent := e.send(url, "give back")
 			m := e.receiveOne(url)
@@ -244,7 +267,7 @@ func TestChangeMessageVisibility(t *testing.T) {
 				e.t.Fatalf("after visibility 0: %s count %q", again.MessageID, again.Attrs["ApproximateReceiveCount"])
 			}
 		}},
-		{name: "at most 12 hours from the receive", run: func(e *env) {
+		{name: "at most 12 hours from the receive", rest: true, run: func(e *env) {
 			url := e.createQueue("capped", nil)
 			e.send(url, "long job")
 			m := e.receiveOne(url)
@@ -253,32 +276,42 @@ func TestChangeMessageVisibility(t *testing.T) {
 				e.t.Fatalf("12 hours right after the receive: %v", err)
 			}
 			e.advance(time.Hour)
-			wantErr(e.t, change(43200), "InvalidParameterValue", 400)
+			e.wantErr(change(43200), "InvalidParameterValue", 400)
 			if err := change(39600); err != nil {
 				e.t.Fatalf("up to exactly 12 hours: %v", err)
 			}
-			wantErr(e.t, change(39601), "InvalidParameterValue", 400)
-			wantErr(e.t, change(43201), "InvalidParameterValue", 400)
-			wantErr(e.t, change(-1), "InvalidParameterValue", 400)
+			e.wantErr(change(39601), "InvalidParameterValue", 400)
+			e.wantErr(change(43201), "InvalidParameterValue", 400)
+			e.wantErr(change(-1), "InvalidParameterValue", 400)
 			// The failed changes left the lease as it was: visible after 12 h.
 			e.advance(11*time.Hour - time.Second)
 			e.receiveNone(url)
 			e.advance(time.Second)
 			e.receiveOne(url)
 		}},
-		{name: "bad handles", run: func(e *env) {
+		{name: "bad handles", rest: true, run: func(e *env) {
 			url := e.createQueue("badhandle", nil)
 			e.send(url, "v")
 			m := e.receiveOne(url)
-			wantErr(e.t, e.c.ChangeMessageVisibility(url, "garbage", 10), "ReceiptHandleIsInvalid", 404)
-			wantErr(e.t, e.c.ChangeMessageVisibility(url, "", 10), "MissingParameter", 400)
+			e.wantErr(e.c.ChangeMessageVisibility(url, "garbage", 10), "ReceiptHandleIsInvalid", 404)
+			e.wantErr(e.c.ChangeMessageVisibility(url, "", 10), "MissingParameter", 400)
 			// A deleted message's handle is well formed but names nothing
 			// to change.
 			e.del(url, m.Handle)
-			wantErr(e.t, e.c.ChangeMessageVisibility(url, m.Handle, 10), "InvalidParameterValue", 400)
+			err := e.c.ChangeMessageVisibility(url, m.Handle, 10)
+			if e.is("rest") {
+				// The REST API words it as a delivery that is over, and
+				// finds the queue from the handle, not from a URL.
+				if ae := mustAPIError(e.t, err); ae.Code != "receipt_handle_stale" || ae.Status != 409 {
+					e.t.Fatalf("ChangeVisibility of a deleted message: %v, want receipt_handle_stale (HTTP 409)", ae)
+				}
+				e.wantCounts(url, 0, 0, 0)
+				return
+			}
+			e.wantErr(err, "InvalidParameterValue", 400)
 			e.wantCounts(url, 0, 0, 0)
-			wantErr(e.t, e.c.ChangeMessageVisibility(e.url("nope"), "garbage", 10), "AWS.SimpleQueueService.NonExistentQueue", 400)
-			wantErr(e.t, e.c.ChangeMessageVisibility(e.url("nope"), m.Handle, 1), "AWS.SimpleQueueService.NonExistentQueue", 400)
+			e.wantErr(e.c.ChangeMessageVisibility(e.url("nope"), "garbage", 10), "AWS.SimpleQueueService.NonExistentQueue", 400)
+			e.wantErr(e.c.ChangeMessageVisibility(e.url("nope"), m.Handle, 1), "AWS.SimpleQueueService.NonExistentQueue", 400)
 		}},
 	})
 }
@@ -329,10 +362,10 @@ func TestChangeMessageVisibilityBatch(t *testing.T) {
 				_, _, err := e.c.ChangeMessageVisibilityBatch(url, sameHandle(h, 1, ids...))
 				return err
 			}
-			wantErr(e.t, change(), "AWS.SimpleQueueService.EmptyBatchRequest", 400)
-			wantErr(e.t, change("d", "d"), "AWS.SimpleQueueService.BatchEntryIdsNotDistinct", 400)
-			wantErr(e.t, change("sp ace"), "AWS.SimpleQueueService.InvalidBatchEntryId", 400)
-			wantErr(e.t, change(elevenIDs()...), "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400)
+			e.wantErr(change(), "AWS.SimpleQueueService.EmptyBatchRequest", 400)
+			e.wantErr(change("d", "d"), "AWS.SimpleQueueService.BatchEntryIdsNotDistinct", 400)
+			e.wantErr(change("sp ace"), "AWS.SimpleQueueService.InvalidBatchEntryId", 400)
+			e.wantErr(change(elevenIDs()...), "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", 400)
 			// None of the refused batches changed the lease.
 			e.advance(29 * time.Second)
 			e.wantCounts(url, 0, 1, 0)

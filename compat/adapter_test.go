@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,6 +61,9 @@ func (e *apiError) Error() string {
 // asAPIError reads err as an API error of either SDK; nil when it is none
 // (a refusal by the SDK itself, a transport failure).
 func asAPIError(err error) *apiError {
+	if ae := asRESTError(err); ae != nil {
+		return ae
+	}
 	var api smithy.APIError
 	if errors.As(err, &api) {
 		out := &apiError{Code: api.ErrorCode(), Message: api.ErrorMessage(), Sender: api.ErrorFault() == smithy.FaultClient}
@@ -93,6 +97,14 @@ func mustAPIError(t testing.TB, err error) *apiError {
 		t.Errorf("%s has no message", ae.Code)
 	}
 	return ae
+}
+
+// wantCode wants err to be an API error of code, whatever else it says.
+func wantCode(t testing.TB, err error, code string) {
+	t.Helper()
+	if ae := asAPIError(err); ae == nil || ae.Code != code {
+		t.Fatalf("got %v, want %s", err, code)
+	}
 }
 
 // modeled lists the codes aws-sdk-go-v2 has a type for; the others reach
@@ -156,9 +168,10 @@ func binAttr(dataType string, v []byte) msgAttr { return msgAttr{DataType: dataT
 
 // sendIn is one message to send, alone or as a batch entry (ID).
 type sendIn struct {
-	ID, Body, Group, Dedup string
-	Delay                  *int
-	Attrs, SysAttrs        map[string]msgAttr
+	ID, Body        string
+	Group, Dedup    *string // nil leaves them out
+	Delay           *int
+	Attrs, SysAttrs map[string]msgAttr
 }
 
 // sendOut is a send's answer; ID is the batch entry's id. A digest absent
@@ -240,17 +253,39 @@ type protocol struct {
 	// WaitTimeSeconds or MaxNumberOfMessages; aws-sdk-go-v2 leaves zeros
 	// out, so the JSON protocol's tests of them post raw requests.
 	explicitZero bool
-	client       func(t testing.TB, endpoint string) sqsClient
+	// client is a client of the server at endpoint.
+	client func(t testing.TB, endpoint string, o clientOpts) sqsClient
+}
+
+// clientOpts change a protocol's client from the tests' usual one.
+type clientOpts struct {
+	region string       // "" is us-east-1
+	http   *http.Client // nil is the SDK's usual client
 }
 
 // protocols are the SQS protocols every per-action case runs under.
 func protocols(testing.TB) []protocol {
 	return []protocol{
-		{name: "json", client: func(t testing.TB, endpoint string) sqsClient {
-			return v2Client{c: jsonClient(t, endpoint), ctx: context.Background()}
+		{name: "json", client: func(t testing.TB, endpoint string, co clientOpts) sqsClient {
+			c := jsonClient(t, endpoint, func(o *sqsv2.Options) {
+				if co.region != "" {
+					o.Region = co.region
+				}
+				if co.http != nil {
+					o.HTTPClient = co.http
+				}
+			})
+			return v2Client{c: c, ctx: context.Background()}
 		}},
-		{name: "query", explicitZero: true, client: func(t testing.TB, endpoint string) sqsClient {
-			return v1Client{c: queryClient(t, endpoint)}
+		{name: "query", explicitZero: true, client: func(t testing.TB, endpoint string, co clientOpts) sqsClient {
+			cfg := &awsv1.Config{}
+			if co.region != "" {
+				cfg.Region = awsv1.String(co.region)
+			}
+			if co.http != nil {
+				cfg.HTTPClient = co.http
+			}
+			return v1Client{c: queryClient(t, endpoint, cfg)}
 		}},
 	}
 }
@@ -267,14 +302,36 @@ type env struct {
 func (p protocol) env(t *testing.T, cfg server.Config) *env {
 	t.Helper()
 	srv := startServer(t, cfg)
-	return &env{t: t, srv: srv, c: p.client(t, srv.URL()), proto: p}
+	return &env{t: t, srv: srv, c: p.client(t, srv.URL(), clientOpts{}), proto: p}
+}
+
+// clientWith is another client of e's server, changed by o.
+func (e *env) clientWith(o clientOpts) sqsClient { return e.proto.client(e.t, e.srv.URL(), o) }
+
+// protocolEnv is an env of the protocol called name, for the tests of
+// that protocol's wire format.
+func protocolEnv(t *testing.T, name string, cfg server.Config) *env {
+	t.Helper()
+	for _, p := range protocols(t) {
+		if p.name == name {
+			return p.env(t, cfg)
+		}
+	}
+	t.Fatalf("no protocol %q", name)
+	return nil
 }
 
 // eachProtocol runs body in a parallel subtest per protocol, each on a
 // server of its own started with cfg.
 func eachProtocol(t *testing.T, cfg server.Config, body func(e *env)) {
 	t.Helper()
-	for _, p := range protocols(t) {
+	eachOf(t, protocols(t), cfg, body)
+}
+
+// eachOf is eachProtocol over the protocols ps.
+func eachOf(t *testing.T, ps []protocol, cfg server.Config, body func(e *env)) {
+	t.Helper()
+	for _, p := range ps {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
 			body(p.env(t, cfg))
@@ -579,7 +636,7 @@ func (c v2Client) RemovePermission(url, label string) error {
 func (c v2Client) SendMessage(url string, m sendIn) (sendOut, error) {
 	out, err := c.c.SendMessage(c.ctx, &sqsv2.SendMessageInput{
 		QueueUrl: awsv2.String(url), MessageBody: awsv2.String(m.Body),
-		MessageGroupId: v2Opt(m.Group), MessageDeduplicationId: v2Opt(m.Dedup), DelaySeconds: v2Int32(m.Delay),
+		MessageGroupId: m.Group, MessageDeduplicationId: m.Dedup, DelaySeconds: v2Int32(m.Delay),
 		MessageAttributes: v2Attrs(m.Attrs), MessageSystemAttributes: v2SysAttrs(m.SysAttrs),
 	})
 	if err != nil {
@@ -596,7 +653,7 @@ func (c v2Client) SendMessageBatch(url string, ms []sendIn) ([]sendOut, []batchF
 	for _, m := range ms {
 		in.Entries = append(in.Entries, types.SendMessageBatchRequestEntry{
 			Id: awsv2.String(m.ID), MessageBody: awsv2.String(m.Body),
-			MessageGroupId: v2Opt(m.Group), MessageDeduplicationId: v2Opt(m.Dedup), DelaySeconds: v2Int32(m.Delay),
+			MessageGroupId: m.Group, MessageDeduplicationId: m.Dedup, DelaySeconds: v2Int32(m.Delay),
 			MessageAttributes: v2Attrs(m.Attrs), MessageSystemAttributes: v2SysAttrs(m.SysAttrs),
 		})
 	}
@@ -872,7 +929,7 @@ func (c v1Client) RemovePermission(url, label string) error {
 func (c v1Client) SendMessage(url string, m sendIn) (sendOut, error) {
 	out, err := c.c.SendMessage(&sqsv1.SendMessageInput{
 		QueueUrl: awsv1.String(url), MessageBody: awsv1.String(m.Body),
-		MessageGroupId: v1Opt(m.Group), MessageDeduplicationId: v1Opt(m.Dedup), DelaySeconds: v1Int64(m.Delay),
+		MessageGroupId: m.Group, MessageDeduplicationId: m.Dedup, DelaySeconds: v1Int64(m.Delay),
 		MessageAttributes: v1Attrs(m.Attrs), MessageSystemAttributes: v1SysAttrs(m.SysAttrs),
 	})
 	if err != nil {
@@ -889,7 +946,7 @@ func (c v1Client) SendMessageBatch(url string, ms []sendIn) ([]sendOut, []batchF
 	for _, m := range ms {
 		in.Entries = append(in.Entries, &sqsv1.SendMessageBatchRequestEntry{
 			Id: awsv1.String(m.ID), MessageBody: awsv1.String(m.Body),
-			MessageGroupId: v1Opt(m.Group), MessageDeduplicationId: v1Opt(m.Dedup), DelaySeconds: v1Int64(m.Delay),
+			MessageGroupId: m.Group, MessageDeduplicationId: m.Dedup, DelaySeconds: v1Int64(m.Delay),
 			MessageAttributes: v1Attrs(m.Attrs), MessageSystemAttributes: v1SysAttrs(m.SysAttrs),
 		})
 	}

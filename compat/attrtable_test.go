@@ -208,7 +208,7 @@ type restQueue map[string]any
 
 func restDo(t *testing.T, method, url string, body any) (int, restQueue) {
 	t.Helper()
-	status, b := ftDo(t, method, url, body)
+	status, b := doJSON(t, method, url, body)
 	var out restQueue
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatalf("%s %s: %v: %s", method, url, err, b)

@@ -10,7 +10,6 @@ package compat
 // Each CLI talks to the server through a recording proxy, so the test also
 // proves which protocol it used. A missing CLI skips the test under plain
 // go test and fails it under the README's test command, which installs both.
-// Helpers here are prefixed with "cli".
 
 import (
 	"bytes"
@@ -29,8 +28,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	sqsv1 "github.com/aws/aws-sdk-go/service/sqs"
 
 	"github.com/minisqs/minisqs/internal/testenv"
 	"github.com/minisqs/minisqs/server"
@@ -260,7 +257,7 @@ func cliScenario(t *testing.T, path string, env []string, protocol string) {
 		MD5OfMessageAttributes string
 	}
 	c.ok(t, &sent, "send-message", "--queue-url", qu, "--message-body", body, "--message-attributes", msgAttrs)
-	wantAttrMD5 := qMD5OfAttributes(cliAttrMap(t, msgAttrs))
+	wantAttrMD5 := refMD5OfAttributes(cliAttrMap(t, msgAttrs))
 	if sent.MessageId == "" || sent.MD5OfMessageBody != refMD5(body) || sent.MD5OfMessageAttributes != wantAttrMD5 {
 		t.Fatalf("send-message = %+v, want body MD5 %s, attributes MD5 %s", sent, refMD5(body), wantAttrMD5)
 	}
@@ -347,17 +344,17 @@ func cliScenario(t *testing.T, path string, env []string, protocol string) {
 	}
 }
 
-// cliAttrMap turns the CLI's --message-attributes JSON into SDK values for
+// cliAttrMap turns the CLI's --message-attributes JSON into attributes for
 // the digest.
-func cliAttrMap(t *testing.T, raw string) map[string]*sqsv1.MessageAttributeValue {
+func cliAttrMap(t *testing.T, raw string) map[string]msgAttr {
 	t.Helper()
 	var m map[string]struct{ DataType, StringValue string }
 	if err := json.Unmarshal([]byte(raw), &m); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]*sqsv1.MessageAttributeValue{}
+	out := map[string]msgAttr{}
 	for k, v := range m {
-		out[k] = qStrAttr(v.DataType, v.StringValue)
+		out[k] = strAttr(v.DataType, v.StringValue)
 	}
 	return out
 }

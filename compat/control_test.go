@@ -33,33 +33,7 @@ import (
 // control calls the control API and returns the status and body.
 func control(t testing.TB, endpoint, method, path string, body any) (int, []byte) {
 	t.Helper()
-	var r io.Reader
-	switch b := body.(type) {
-	case nil:
-	case []byte:
-		r = bytes.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, endpoint+path, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	out, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.StatusCode, out
+	return doJSON(t, method, endpoint+path, body)
 }
 
 // mustControl requires the status.

@@ -3,10 +3,8 @@ package compat
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,15 +14,9 @@ import (
 	"testing"
 
 	awsv2 "github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	sqsv2 "github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	awsv1 "github.com/aws/aws-sdk-go/aws"
-	"github.com/aws/aws-sdk-go/aws/awserr"
-	"github.com/aws/aws-sdk-go/aws/client"
-	"github.com/aws/aws-sdk-go/aws/request"
-	sqsv1 "github.com/aws/aws-sdk-go/service/sqs"
-	"github.com/aws/smithy-go"
 
 	"github.com/minisqs/minisqs/internal/testenv"
 )
@@ -105,49 +97,43 @@ func TestDiskFull(t *testing.T) {
 	}
 
 	filler := fillDisk(t, dir)
-	noRetryJSON := sqsv2.New(js.Options(), func(o *sqsv2.Options) { o.RetryMaxAttempts = 1 })
-	query := queryClient(t, p.URL)
-	// Delete every message, in turn through each protocol. The first few
-	// may fit in the room left in the file's last page; after that, none
-	// can be stored.
+	// Delete every message, in turn through each protocol, without
+	// retries. The first few may fit in the room left in the file's last
+	// page; after that, none can be stored, and each protocol says so in
+	// its own words.
+	noRetryJSON := v2Client{c: sqsv2.New(js.Options(), func(o *sqsv2.Options) { o.RetryMaxAttempts = 1 }), ctx: ctx}
+	clients := []struct {
+		name, internal string
+		c              sqsClient
+	}{
+		{"json", "InternalError", noRetryJSON},
+		{"query", "InternalError", v1Client{c: queryClient(t, p.URL, &awsv1.Config{MaxRetries: awsv1.Int(0)})}},
+		{"rest", "internal_error", restProtocol.client(t, p.URL, clientOpts{})},
+	}
+	wantInternal := func(proto, code string, err error) {
+		t.Helper()
+		if ae := asAPIError(err); ae == nil || ae.Code != code || ae.Status != http.StatusInternalServerError {
+			t.Fatalf("%s: %v, want %s with status 500", proto, err, code)
+		}
+	}
 	deleted := map[string]bool{}
 	failed := map[string]int{}
 	for i, h := range handles {
-		var proto string
-		var err error
-		switch i % 3 {
-		case 0:
-			proto = "json"
-			_, err = noRetryJSON.DeleteMessage(ctx, &sqsv2.DeleteMessageInput{QueueUrl: q.QueueUrl, ReceiptHandle: awsv2.String(h)})
-			if err != nil {
-				wantJSONInternalError(t, err)
-			}
-		case 1:
-			proto = "query"
-			_, err = query.DeleteMessageWithContext(ctx, &sqsv1.DeleteMessageInput{QueueUrl: q.QueueUrl, ReceiptHandle: awsv1.String(h)}, noRetryV1)
-			if err != nil {
-				wantQueryInternalError(t, err)
-			}
-		case 2:
-			proto = "rest"
-			err = restAcknowledge(t, p.URL, h)
+		cl := clients[i%len(clients)]
+		if err := cl.c.DeleteMessage(*q.QueueUrl, h); err != nil {
+			wantInternal(cl.name, cl.internal, err)
+			failed[cl.name]++
+			continue
 		}
-		if err == nil {
-			deleted[h] = true
-		} else {
-			failed[proto]++
+		deleted[h] = true
+	}
+	for _, cl := range clients {
+		if failed[cl.name] == 0 {
+			t.Fatalf("no %s delete failed on a full disk (failed: %v): the test did not fill it", cl.name, failed)
 		}
 	}
-	for _, proto := range []string{"json", "query", "rest"} {
-		if failed[proto] == 0 {
-			t.Fatalf("no %s delete failed on a full disk (failed: %v): the test did not fill it", proto, failed)
-		}
-	}
-	if _, err := noRetryJSON.SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: q.QueueUrl, MessageBody: awsv2.String("no room")}); err == nil {
-		t.Fatal("SendMessage answered success on a full disk")
-	} else {
-		wantJSONInternalError(t, err)
-	}
+	_, err = noRetryJSON.SendMessage(*q.QueueUrl, sendIn{Body: "no room"})
+	wantInternal("json", "InternalError", err)
 	t.Logf("full disk: %d of %d deletes answered as done, failures by protocol %v", len(deleted), n, failed)
 
 	if err := os.Remove(filler); err != nil {
@@ -176,54 +162,4 @@ func TestDiskFull(t *testing.T) {
 			t.Fatalf("DeleteMessage after the restart: %v", err)
 		}
 	}
-}
-
-// noRetryV1 makes an aws-sdk-go v1 call once, without retries.
-func noRetryV1(r *request.Request) { r.Retryer = client.NoOpRetryer{} }
-
-func wantJSONInternalError(t *testing.T, err error) {
-	t.Helper()
-	var api smithy.APIError
-	var resp *awshttp.ResponseError
-	if !errors.As(err, &api) || api.ErrorCode() != "InternalError" || !errors.As(err, &resp) || resp.HTTPStatusCode() != http.StatusInternalServerError {
-		t.Fatalf("JSON protocol: %v, want InternalError with status 500", err)
-	}
-}
-
-func wantQueryInternalError(t *testing.T, err error) {
-	t.Helper()
-	var rf awserr.RequestFailure
-	if !errors.As(err, &rf) || rf.Code() != "InternalError" || rf.StatusCode() != http.StatusInternalServerError {
-		t.Fatalf("query protocol: %v, want InternalError with status 500", err)
-	}
-}
-
-// restAcknowledge deletes one message through the REST API; it fails the
-// test on any answer but 200 or the API's 500 internal error.
-func restAcknowledge(t *testing.T, base, handle string) error {
-	t.Helper()
-	body, _ := json.Marshal(map[string][]string{"receiptHandles": {handle}})
-	resp, err := http.Post(base+"/v1/messages/acknowledge", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var out struct {
-		Results []struct {
-			Error *struct{ Code string } `json:"error"`
-		} `json:"results"`
-		Error *struct{ Code string } `json:"error"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("REST acknowledge answered %d %s", resp.StatusCode, raw)
-	}
-	switch {
-	case resp.StatusCode == http.StatusOK && len(out.Results) == 1 && out.Results[0].Error == nil:
-		return nil
-	case resp.StatusCode == http.StatusInternalServerError && out.Error != nil && out.Error.Code == "internal_error":
-		return errors.New(out.Error.Code)
-	}
-	t.Fatalf("REST acknowledge answered %d %s, want 200 or 500 internal_error", resp.StatusCode, raw)
-	return nil
 }

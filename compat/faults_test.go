@@ -3,14 +3,12 @@ package compat
 // Fault rules and the request journal of the test-control API
 // (/_minisqs/faults, /_minisqs/requests), driven with real clients: the
 // SDKs must retry, throttle and fail on a faulted answer exactly as they
-// would against AWS. Identifiers here start with "ft".
+// would against AWS.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"os/exec"
 	"testing"
@@ -32,8 +30,8 @@ import (
 	"github.com/minisqs/minisqs/server"
 )
 
-// ftEntry is an entry of GET /_minisqs/requests.
-type ftEntry struct {
+// journalEntry is an entry of GET /_minisqs/requests.
+type journalEntry struct {
 	Time       string  `json:"time"`
 	Protocol   string  `json:"protocol"`
 	Action     string  `json:"action"`
@@ -44,76 +42,48 @@ type ftEntry struct {
 	FaultID    string  `json:"faultId"`
 }
 
-// ftFault is a rule as GET /_minisqs/faults lists it.
-type ftFault struct {
+// faultRule is a rule as GET /_minisqs/faults lists it.
+type faultRule struct {
 	ID     string `json:"id"`
 	Action string `json:"action"`
 	Hits   int    `json:"hits"`
 }
 
-// ftDo sends a JSON request to the server and returns the status and body.
-func ftDo(t *testing.T, method, url string, body any) (int, []byte) {
+// addFault sets a fault rule and returns its id.
+func addFault(t *testing.T, srv *testServer, rule map[string]any) string {
 	t.Helper()
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, url, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer res.Body.Close()
-	out, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.StatusCode, out
-}
-
-// ftAddFault sets a fault rule and returns its id.
-func ftAddFault(t *testing.T, srv *testServer, rule map[string]any) string {
-	t.Helper()
-	status, body := ftDo(t, http.MethodPost, srv.URL()+"/_minisqs/faults", rule)
-	var f ftFault
+	status, body := doJSON(t, http.MethodPost, srv.URL()+"/_minisqs/faults", rule)
+	var f faultRule
 	if err := json.Unmarshal(body, &f); status != http.StatusCreated || err != nil || f.ID == "" {
 		t.Fatalf("POST /_minisqs/faults %v: %d %s", rule, status, body)
 	}
 	return f.ID
 }
 
-func ftFaults(t *testing.T, srv *testServer) []ftFault {
+func listFaults(t *testing.T, srv *testServer) []faultRule {
 	t.Helper()
-	status, body := ftDo(t, http.MethodGet, srv.URL()+"/_minisqs/faults", nil)
-	var out struct{ Faults []ftFault }
+	status, body := doJSON(t, http.MethodGet, srv.URL()+"/_minisqs/faults", nil)
+	var out struct{ Faults []faultRule }
 	if err := json.Unmarshal(body, &out); status != http.StatusOK || err != nil {
 		t.Fatalf("GET /_minisqs/faults: %d %s", status, body)
 	}
 	return out.Faults
 }
 
-// ftRequests lists the journal, newest first.
-func ftRequests(t *testing.T, srv *testServer) []ftEntry {
+// journal lists the journal, newest first.
+func journal(t *testing.T, srv *testServer) []journalEntry {
 	t.Helper()
-	status, body := ftDo(t, http.MethodGet, srv.URL()+"/_minisqs/requests?limit=1000", nil)
-	var out struct{ Requests []ftEntry }
+	status, body := doJSON(t, http.MethodGet, srv.URL()+"/_minisqs/requests?limit=1000", nil)
+	var out struct{ Requests []journalEntry }
 	if err := json.Unmarshal(body, &out); status != http.StatusOK || err != nil {
 		t.Fatalf("GET /_minisqs/requests: %d %s", status, body)
 	}
 	return out.Requests
 }
 
-// ftOf keeps the entries of one action.
-func ftOf(entries []ftEntry, action string) []ftEntry {
-	var out []ftEntry
+// entriesOf keeps the entries of one action.
+func entriesOf(entries []journalEntry, action string) []journalEntry {
+	var out []journalEntry
 	for _, e := range entries {
 		if e.Action == action {
 			out = append(out, e)
@@ -122,19 +92,19 @@ func ftOf(entries []ftEntry, action string) []ftEntry {
 	return out
 }
 
-// ftQuickRetries keeps the SDK's retry rules and shortens its backoff, so
+// quickRetries keeps the SDK's retry rules and shortens its backoff, so
 // that retried tests take milliseconds.
-func ftQuickRetries(o *sqsv2.Options) {
+func quickRetries(o *sqsv2.Options) {
 	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 		so.MaxBackoff = 5 * time.Millisecond
 	})
 }
 
-// ftNoRetries makes one attempt per call, so that the error is the first
+// noRetries makes one attempt per call, so that the error is the first
 // answer's.
-func ftNoRetries(o *sqsv2.Options) { o.RetryMaxAttempts = 1 }
+func noRetries(o *sqsv2.Options) { o.RetryMaxAttempts = 1 }
 
-func ftServer(t *testing.T) (*testServer, string) {
+func faultServer(t *testing.T) (*testServer, string) {
 	t.Helper()
 	t.Parallel()
 	srv := startServer(t, server.Config{})
@@ -145,12 +115,12 @@ func ftServer(t *testing.T) (*testServer, string) {
 	return srv, *out.QueueUrl
 }
 
-// ftWantRetried checks the journal after a call that a ServiceUnavailable
+// wantRetried checks the journal after a call that a ServiceUnavailable
 // rule with count 2 hit: three attempts, newest first, the two older
 // answered by the rule with 503.
-func ftWantRetried(t *testing.T, srv *testServer, protocol, faultID string) {
+func wantRetried(t *testing.T, srv *testServer, protocol, faultID string) {
 	t.Helper()
-	got := ftOf(ftRequests(t, srv), "ReceiveMessage")
+	got := entriesOf(journal(t, srv), "ReceiveMessage")
 	if len(got) != 3 {
 		t.Fatalf("journal has %d ReceiveMessage requests, want 3: %+v", len(got), got)
 	}
@@ -166,7 +136,7 @@ func ftWantRetried(t *testing.T, srv *testServer, protocol, faultID string) {
 			t.Errorf("attempt %d did not succeed: %+v", 3-i, e)
 		}
 	}
-	if f := ftFaults(t, srv); len(f) != 1 || f[0].ID != faultID || f[0].Hits != 2 {
+	if f := listFaults(t, srv); len(f) != 1 || f[0].ID != faultID || f[0].Hits != 2 {
 		t.Errorf("faults %+v, want one with 2 hits", f)
 	}
 }
@@ -174,12 +144,12 @@ func ftWantRetried(t *testing.T, srv *testServer, protocol, faultID string) {
 // TestFaultServiceUnavailableRetriedJSON: aws-sdk-go-v2 retries a 503
 // ServiceUnavailable twice and then succeeds.
 func TestFaultServiceUnavailableRetriedJSON(t *testing.T) {
-	srv, url := ftServer(t)
-	c := jsonClient(t, srv.URL(), ftQuickRetries)
+	srv, url := faultServer(t)
+	c := jsonClient(t, srv.URL(), quickRetries)
 	if _, err := c.SendMessage(context.Background(), &sqsv2.SendMessageInput{QueueUrl: &url, MessageBody: awsv2.String("m")}); err != nil {
 		t.Fatal(err)
 	}
-	id := ftAddFault(t, srv, map[string]any{"action": "ReceiveMessage", "error": "ServiceUnavailable", "count": 2})
+	id := addFault(t, srv, map[string]any{"action": "ReceiveMessage", "error": "ServiceUnavailable", "count": 2})
 	out, err := c.ReceiveMessage(context.Background(), &sqsv2.ReceiveMessageInput{QueueUrl: &url})
 	if err != nil {
 		t.Fatalf("the SDK gave up: %v", err)
@@ -190,16 +160,18 @@ func TestFaultServiceUnavailableRetriedJSON(t *testing.T) {
 	if attempts, ok := retry.GetAttemptResults(out.ResultMetadata); !ok || len(attempts.Results) != 3 {
 		t.Errorf("the SDK reports %d attempts, want 3", len(attempts.Results))
 	}
-	ftWantRetried(t, srv, "json", id)
+	wantRetried(t, srv, "json", id)
 }
 
 // TestFaultServiceUnavailableRetriedQuery: aws-sdk-go v1 over the query
 // protocol does the same.
 func TestFaultServiceUnavailableRetriedQuery(t *testing.T) {
-	srv, url := ftServer(t)
+	srv, url := faultServer(t)
 	c := queryClient(t, srv.URL())
-	qSend(t, c, url, "m")
-	id := ftAddFault(t, srv, map[string]any{"action": "ReceiveMessage", "error": "ServiceUnavailable", "count": 2})
+	if _, err := (v1Client{c: c}).SendMessage(url, sendIn{Body: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	id := addFault(t, srv, map[string]any{"action": "ReceiveMessage", "error": "ServiceUnavailable", "count": 2})
 	req, out := c.ReceiveMessageRequest(&sqsv1.ReceiveMessageInput{QueueUrl: &url})
 	if err := req.Send(); err != nil {
 		t.Fatalf("the SDK gave up: %v", err)
@@ -210,15 +182,15 @@ func TestFaultServiceUnavailableRetriedQuery(t *testing.T) {
 	if req.RetryCount != 2 {
 		t.Errorf("the SDK retried %d times, want 2", req.RetryCount)
 	}
-	ftWantRetried(t, srv, "query", id)
+	wantRetried(t, srv, "query", id)
 }
 
 // TestFaultThrottling: ThrottlingException and RequestThrottled answer in
 // each protocol as AWS does, and the SDKs take them for throttling.
 func TestFaultThrottling(t *testing.T) {
-	srv, url := ftServer(t)
+	srv, url := faultServer(t)
 	ctx := context.Background()
-	v2 := jsonClient(t, srv.URL(), ftNoRetries)
+	v2 := jsonClient(t, srv.URL(), noRetries)
 	v1 := queryClient(t, srv.URL(), awsv1.NewConfig().WithMaxRetries(0))
 	for _, tc := range []struct {
 		code   string
@@ -227,7 +199,7 @@ func TestFaultThrottling(t *testing.T) {
 		{"ThrottlingException", 400},
 		{"RequestThrottled", 403}, // the SQS model's status for it
 	} {
-		ftAddFault(t, srv, map[string]any{"action": "SendMessage", "error": tc.code, "count": 2})
+		addFault(t, srv, map[string]any{"action": "SendMessage", "error": tc.code, "count": 2})
 
 		_, err := v2.SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &url, MessageBody: awsv2.String("x")})
 		var api smithy.APIError
@@ -260,21 +232,15 @@ func TestFaultThrottling(t *testing.T) {
 		}
 	}
 	// Four throttled sends stored nothing.
-	if n := qCountsVisible(t, v1, url); n != 0 {
-		t.Errorf("%d messages stored by throttled sends", n)
+	if n := (&env{t: t, srv: srv, c: v1Client{c: v1}}).counts(url); n != [3]int{} {
+		t.Errorf("throttled sends stored messages: counts %v", n)
 	}
 }
 
-func qCountsVisible(t *testing.T, c *sqsv1.SQS, url string) int {
-	t.Helper()
-	v, inFlight, delayed := qCounts(t, c, url)
-	return v + inFlight + delayed
-}
-
-// ftBotoScript sends with boto3 against a ThrottlingException rule: once
+// botoThrottleScript sends with boto3 against a ThrottlingException rule: once
 // with a single attempt, to classify the error as botocore's standard
 // retry mode does, and once with three, which botocore retries.
-const ftBotoScript = `
+const botoThrottleScript = `
 import json, sys
 import boto3
 from botocore.config import Config
@@ -307,11 +273,11 @@ func TestFaultThrottlingBoto3(t *testing.T) {
 	if err := exec.Command("python3", "-c", "import boto3").Run(); err != nil {
 		testenv.Missing(t, "boto3 is not installed for python3: %v", err)
 	}
-	srv, url := ftServer(t)
-	ftAddFault(t, srv, map[string]any{"action": "SendMessage", "error": "ThrottlingException", "count": 2})
+	srv, url := faultServer(t)
+	addFault(t, srv, map[string]any{"action": "SendMessage", "error": "ThrottlingException", "count": 2})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	raw, err := exec.CommandContext(ctx, "python3", "-c", ftBotoScript, srv.URL(), url).CombinedOutput()
+	raw, err := exec.CommandContext(ctx, "python3", "-c", botoThrottleScript, srv.URL(), url).CombinedOutput()
 	if err != nil {
 		t.Fatalf("boto3: %v\n%s", err, raw)
 	}
@@ -327,7 +293,7 @@ func TestFaultThrottlingBoto3(t *testing.T) {
 	if got.Code != "ThrottlingException" || got.Status != 400 || !got.Throttle || got.Retries != 1 {
 		t.Errorf("boto3: %+v, want ThrottlingException 400, a throttle, retried once", got)
 	}
-	sends := ftOf(ftRequests(t, srv), "SendMessage")
+	sends := entriesOf(journal(t, srv), "SendMessage")
 	if len(sends) != 3 || sends[0].Status != 200 || sends[1].ErrorCode != "ThrottlingException" || sends[2].ErrorCode != "ThrottlingException" {
 		t.Errorf("journal: %+v", sends)
 	}
@@ -336,10 +302,10 @@ func TestFaultThrottlingBoto3(t *testing.T) {
 // TestFaultLatency: a latency rule delays the call by at least its time,
 // and the call then succeeds.
 func TestFaultLatency(t *testing.T) {
-	srv, url := ftServer(t)
+	srv, url := faultServer(t)
 	const ms = 150
-	id := ftAddFault(t, srv, map[string]any{"action": "GetQueueAttributes", "latencyMs": ms})
-	c := jsonClient(t, srv.URL(), ftNoRetries)
+	id := addFault(t, srv, map[string]any{"action": "GetQueueAttributes", "latencyMs": ms})
+	c := jsonClient(t, srv.URL(), noRetries)
 	start := time.Now()
 	if _, err := c.GetQueueAttributes(context.Background(), &sqsv2.GetQueueAttributesInput{QueueUrl: &url}); err != nil {
 		t.Fatal(err)
@@ -347,7 +313,7 @@ func TestFaultLatency(t *testing.T) {
 	if took := time.Since(start); took < ms*time.Millisecond {
 		t.Errorf("the call took %v, less than the rule's %d ms", took, ms)
 	}
-	got := ftOf(ftRequests(t, srv), "GetQueueAttributes")
+	got := entriesOf(journal(t, srv), "GetQueueAttributes")
 	if len(got) != 1 || got[0].Status != 200 || got[0].FaultID != id || got[0].DurationMs < ms {
 		t.Errorf("journal: %+v", got)
 	}
@@ -356,10 +322,10 @@ func TestFaultLatency(t *testing.T) {
 // TestFaultDrop: a dropped connection is a connection error to the SDKs,
 // and the send it dropped stored nothing.
 func TestFaultDrop(t *testing.T) {
-	srv, url := ftServer(t)
-	id := ftAddFault(t, srv, map[string]any{"action": "SendMessage", "drop": true})
+	srv, url := faultServer(t)
+	id := addFault(t, srv, map[string]any{"action": "SendMessage", "drop": true})
 
-	_, err := jsonClient(t, srv.URL(), ftNoRetries).SendMessage(context.Background(), &sqsv2.SendMessageInput{QueueUrl: &url, MessageBody: awsv2.String("x")})
+	_, err := jsonClient(t, srv.URL(), noRetries).SendMessage(context.Background(), &sqsv2.SendMessageInput{QueueUrl: &url, MessageBody: awsv2.String("x")})
 	var api smithy.APIError
 	var send *smithyhttp.RequestSendError
 	if err == nil || errors.As(err, &api) {
@@ -376,10 +342,10 @@ func TestFaultDrop(t *testing.T) {
 		t.Errorf("aws-sdk-go got %v, want a request error without an answer", err)
 	}
 
-	if n := qCountsVisible(t, v1, url); n != 0 {
+	if n := (&env{t: t, srv: srv, c: v1Client{c: v1}}).counts(url); n != [3]int{} {
 		t.Errorf("%d messages stored by dropped sends", n)
 	}
-	got := ftOf(ftRequests(t, srv), "SendMessage")
+	got := entriesOf(journal(t, srv), "SendMessage")
 	if len(got) != 2 || got[0].Status != 0 || got[0].FaultID != id || got[1].FaultID != id {
 		t.Errorf("journal: %+v", got)
 	}
@@ -388,9 +354,9 @@ func TestFaultDrop(t *testing.T) {
 // TestFaultedSendStoresNothing: a send answered by a rule never reaches the
 // queue; the next, past the rule's count, does.
 func TestFaultedSendStoresNothing(t *testing.T) {
-	srv, url := ftServer(t)
-	ftAddFault(t, srv, map[string]any{"action": "SendMessage", "error": "InternalError", "count": 1})
-	c := jsonClient(t, srv.URL(), ftNoRetries)
+	srv, url := faultServer(t)
+	addFault(t, srv, map[string]any{"action": "SendMessage", "error": "InternalError", "count": 1})
+	c := jsonClient(t, srv.URL(), noRetries)
 	ctx := context.Background()
 	_, err := c.SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &url, MessageBody: awsv2.String("lost")})
 	var api smithy.APIError
@@ -413,30 +379,30 @@ func TestFaultedSendStoresNothing(t *testing.T) {
 // TestFaultQueueScoped: a rule for one queue leaves the others alone, in
 // both SQS protocols.
 func TestFaultQueueScoped(t *testing.T) {
-	srv, orders := ftServer(t)
+	srv, orders := faultServer(t)
 	ctx := context.Background()
-	v2 := jsonClient(t, srv.URL(), ftNoRetries)
+	v2 := jsonClient(t, srv.URL(), noRetries)
 	out, err := v2.CreateQueue(ctx, &sqsv2.CreateQueueInput{QueueName: awsv2.String("events")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	events := *out.QueueUrl
-	ftAddFault(t, srv, map[string]any{"action": "*", "queue": "orders", "error": "AWS.SimpleQueueService.NonExistentQueue"})
+	addFault(t, srv, map[string]any{"action": "*", "queue": "orders", "error": "AWS.SimpleQueueService.NonExistentQueue"})
 
 	_, err = v2.SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &orders, MessageBody: awsv2.String("x")})
-	jsCheckAPIError(t, err, "AWS.SimpleQueueService.NonExistentQueue")
+	wantErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
 	if _, err := v2.SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &events, MessageBody: awsv2.String("x")}); err != nil {
 		t.Errorf("events: %v", err)
 	}
 	v1 := queryClient(t, srv.URL(), awsv1.NewConfig().WithMaxRetries(0))
 	_, err = v1.GetQueueAttributes(&sqsv1.GetQueueAttributesInput{QueueUrl: &orders})
-	qExpectErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
+	wantErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
 	if _, err := v1.GetQueueAttributes(&sqsv1.GetQueueAttributesInput{QueueUrl: &events}); err != nil {
 		t.Errorf("events: %v", err)
 	}
 	// A rule for a queue also hits the actions that name it by name.
 	_, err = v1.GetQueueUrl(&sqsv1.GetQueueUrlInput{QueueName: awsv1.String("orders")})
-	qExpectErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
+	wantErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
 	if _, err := v1.ListQueues(&sqsv1.ListQueuesInput{}); err != nil {
 		t.Errorf("ListQueues names no queue: %v", err)
 	}
@@ -444,7 +410,7 @@ func TestFaultQueueScoped(t *testing.T) {
 
 // TestFaultREST: REST operations are faulted in the REST API's shape.
 func TestFaultREST(t *testing.T) {
-	srv, _ := ftServer(t)
+	srv, _ := faultServer(t)
 	for _, tc := range []struct {
 		code   string
 		status int
@@ -456,26 +422,26 @@ func TestFaultREST(t *testing.T) {
 		{"InternalError", 500, "internal_error"},
 		{"QueueDoesNotExist", 500, "internal_error"},
 	} {
-		id := ftAddFault(t, srv, map[string]any{"action": "SendMessages", "queue": "orders", "error": tc.code, "count": 1})
-		status, body := ftDo(t, http.MethodPost, srv.URL()+"/v1/queues/orders/messages", map[string]any{"messages": []any{map[string]any{"body": "x"}}})
+		id := addFault(t, srv, map[string]any{"action": "SendMessages", "queue": "orders", "error": tc.code, "count": 1})
+		status, body := doJSON(t, http.MethodPost, srv.URL()+"/v1/queues/orders/messages", map[string]any{"messages": []any{map[string]any{"body": "x"}}})
 		var e struct {
 			Error struct{ Code, Message string }
 		}
 		if err := json.Unmarshal(body, &e); err != nil || status != tc.status || e.Error.Code != tc.rest || e.Error.Message == "" {
 			t.Errorf("%s: %d %s, want %d %s", tc.code, status, body, tc.status, tc.rest)
 		}
-		last := ftRequests(t, srv)[0]
+		last := journal(t, srv)[0]
 		if last.Protocol != "rest" || last.Action != "SendMessages" || last.Queue != "orders" || last.Status != tc.status || last.ErrorCode != tc.rest || last.FaultID != id {
 			t.Errorf("%s: journal %+v", tc.code, last)
 		}
 	}
 	// Nothing was stored; with the rules spent, a send goes through.
-	status, body := ftDo(t, http.MethodGet, srv.URL()+"/v1/queues/orders", nil)
+	status, body := doJSON(t, http.MethodGet, srv.URL()+"/v1/queues/orders", nil)
 	var q struct{ Counts struct{ Visible int } }
 	if json.Unmarshal(body, &q); status != 200 || q.Counts.Visible != 0 {
 		t.Errorf("GET queue: %d %s", status, body)
 	}
-	if status, body := ftDo(t, http.MethodPost, srv.URL()+"/v1/queues/orders/messages", map[string]any{"messages": []any{map[string]any{"body": "x"}}}); status != 200 {
+	if status, body := doJSON(t, http.MethodPost, srv.URL()+"/v1/queues/orders/messages", map[string]any{"messages": []any{map[string]any{"body": "x"}}}); status != 200 {
 		t.Errorf("send after the rules: %d %s", status, body)
 	}
 }
@@ -487,19 +453,21 @@ func TestJournalAllProtocols(t *testing.T) {
 	srv := startServer(t, server.Config{})
 	ctx := context.Background()
 	v1 := queryClient(t, srv.URL(), awsv1.NewConfig().WithMaxRetries(0))
-	qCreate(t, v1, "orders", nil)
+	if _, err := (v1Client{c: v1}).CreateQueue("orders", nil, nil); err != nil {
+		t.Fatal(err)
+	}
 	missing := srv.URL() + "/000000000000/missing"
-	_, err := jsonClient(t, srv.URL(), ftNoRetries).SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &missing, MessageBody: awsv2.String("x")})
-	jsCheckAPIError(t, err, "AWS.SimpleQueueService.NonExistentQueue")
-	if status, body := ftDo(t, http.MethodGet, srv.URL()+"/v1/queues/orders", nil); status != 200 {
+	_, err := jsonClient(t, srv.URL(), noRetries).SendMessage(ctx, &sqsv2.SendMessageInput{QueueUrl: &missing, MessageBody: awsv2.String("x")})
+	wantErr(t, err, "AWS.SimpleQueueService.NonExistentQueue", 400)
+	if status, body := doJSON(t, http.MethodGet, srv.URL()+"/v1/queues/orders", nil); status != 200 {
 		t.Fatalf("GET queue: %d %s", status, body)
 	}
-	if status, body := ftDo(t, http.MethodGet, srv.URL()+"/v1/queues/nope", nil); status != 404 {
+	if status, body := doJSON(t, http.MethodGet, srv.URL()+"/v1/queues/nope", nil); status != 404 {
 		t.Fatalf("GET missing queue: %d %s", status, body)
 	}
 
-	got := ftRequests(t, srv)
-	want := []ftEntry{
+	got := journal(t, srv)
+	want := []journalEntry{
 		{Protocol: "rest", Action: "GetQueue", Queue: "nope", Status: 404, ErrorCode: "queue_not_found"},
 		{Protocol: "rest", Action: "GetQueue", Queue: "orders", Status: 200},
 		{Protocol: "json", Action: "SendMessage", Queue: "missing", Status: 400, ErrorCode: "AWS.SimpleQueueService.NonExistentQueue"},

@@ -3,8 +3,6 @@ package compat
 import (
 	"testing"
 
-	sqsv1 "github.com/aws/aws-sdk-go/service/sqs"
-
 	"github.com/minisqs/minisqs/server"
 )
 
@@ -22,9 +20,10 @@ import (
 // TestNonExistentTopicSucceedsOnOpenButFailsOnSend.replay, 2026). The query
 // protocol answers the same codes, the missing queue in its WSDL words.
 func TestFidelityErrorNamespaces(t *testing.T) {
-	e := newFDEnv(t, server.Config{})
-	fifo := e.create("topic.fifo", map[string]string{"FifoQueue": "true"})
-	gone := e.srv.URL() + "/" + jsAccount + "/nonexistent-queue"
+	t.Parallel()
+	e := protocolEnv(t, "json", server.Config{})
+	fifo := e.createFIFO("topic.fifo", nil)
+	gone := e.srv.URL() + "/" + defaultAccount + "/nonexistent-queue"
 	for _, c := range []struct {
 		queue, body              string
 		typ, queryError, message string
@@ -32,16 +31,18 @@ func TestFidelityErrorNamespaces(t *testing.T) {
 		{fifo, "hello world", "com.amazon.coral.service#InvalidParameterValueException", "InvalidParameterValue;Sender", "The request must contain the parameter MessageGroupId."},
 		{gone, "", "com.amazonaws.sqs#QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue;Sender", "The specified queue does not exist."},
 	} {
-		r := jsPost(t, e.srv.URL(), "AmazonSQS.SendMessageBatch", jsMustJSON(t, map[string]any{
+		r := postJSON(t, e.srv.URL(), "AmazonSQS.SendMessageBatch", mustJSON(t, map[string]any{
 			"Entries": []map[string]any{{"Id": "0", "MessageBody": c.body}}, "QueueUrl": c.queue}))
 		if r.Status != 400 || r.JSON["__type"] != c.typ || r.JSON["message"] != c.message || r.Header.Get("x-amzn-query-error") != c.queryError {
 			t.Errorf("json: %d %s %q, want 400 %s %s", r.Status, r.Body, r.Header.Get("x-amzn-query-error"), c.typ, c.queryError)
 		}
 	}
+	// The same server through the query protocol.
+	q := v1Client{c: queryClient(t, e.srv.URL())}
 	send := func(queue, body string) error {
-		_, err := e.q.SendMessageBatch(&sqsv1.SendMessageBatchInput{QueueUrl: qStr(queue), Entries: []*sqsv1.SendMessageBatchRequestEntry{{Id: qStr("0"), MessageBody: qStr(body)}}})
+		_, _, err := q.SendMessageBatch(queue, []sendIn{entry("0", body)})
 		return err
 	}
-	fdWant(t, "query FIFO batch without group", send(fifo, "hello world"), 400, "InvalidParameterValue", "The request must contain the parameter MessageGroupId.")
-	fdWant(t, "query missing queue", send(gone, "x"), 400, "AWS.SimpleQueueService.NonExistentQueue", "The specified queue does not exist for this wsdl version.")
+	wantMessage(t, "query FIFO batch without group", send(fifo, "hello world"), 400, "InvalidParameterValue", "The request must contain the parameter MessageGroupId.")
+	wantMessage(t, "query missing queue", send(gone, "x"), 400, "AWS.SimpleQueueService.NonExistentQueue", "The specified queue does not exist for this wsdl version.")
 }

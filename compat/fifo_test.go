@@ -79,17 +79,17 @@ func TestFIFOCompatSendAndReceiveOrder(t *testing.T) {
 	eachProtocol(t, server.Config{SkipCooldowns: true}, func(e *env) {
 		url := e.createFIFO("orders.fifo", map[string]string{"ContentBasedDeduplication": "true"})
 		var seqs []string
-		first := e.sendMsg(url, sendIn{Body: "a1", Group: "a"})
+		first := e.sendMsg(url, sendIn{Body: "a1", Group: ptr("a")})
 		if first.MessageID == "" || first.MD5Body == "" {
 			e.t.Fatalf("send answer %+v", first)
 		}
 		seqs = append(seqs, first.SequenceNumber)
 
 		ok, failed, err := e.c.SendMessageBatch(url, []sendIn{
-			{ID: "e1", Body: "b1", Group: "b", Dedup: "b1-id"},
-			{ID: "e2", Body: "a2", Group: "a"},
-			{ID: "e3", Body: "b2", Group: "b", Dedup: "b2-id"},
-			{ID: "e4", Body: "c1", Group: "c"},
+			{ID: "e1", Body: "b1", Group: ptr("b"), Dedup: ptr("b1-id")},
+			{ID: "e2", Body: "a2", Group: ptr("a")},
+			{ID: "e3", Body: "b2", Group: ptr("b"), Dedup: ptr("b2-id")},
+			{ID: "e4", Body: "c1", Group: ptr("c")},
 		})
 		if err != nil || len(failed) != 0 || len(ok) != 4 {
 			e.t.Fatalf("SendMessageBatch: ok %+v failed %+v err %v", ok, failed, err)
@@ -100,7 +100,7 @@ func TestFIFOCompatSendAndReceiveOrder(t *testing.T) {
 			}
 			seqs = append(seqs, s.SequenceNumber)
 		}
-		seqs = append(seqs, e.sendMsg(url, sendIn{Body: "a3", Group: "a"}).SequenceNumber)
+		seqs = append(seqs, e.sendMsg(url, sendIn{Body: "a3", Group: ptr("a")}).SequenceNumber)
 		for i := 1; i < len(seqs); i++ {
 			if seqNumber(e.t, seqs[i]).Cmp(seqNumber(e.t, seqs[i-1])) <= 0 {
 				e.t.Errorf("SequenceNumber %d %s not after %s", i, seqs[i], seqs[i-1])
@@ -155,8 +155,8 @@ func TestFIFOCompatSendAndReceiveOrder(t *testing.T) {
 func TestFIFOCompatDeduplication(t *testing.T) {
 	eachProtocol(t, server.Config{SkipCooldowns: true}, func(e *env) {
 		url := e.createFIFO("explicit.fifo", nil)
-		first := e.sendMsg(url, sendIn{Body: "one", Group: "g", Dedup: "d1"})
-		dup := e.sendMsg(url, sendIn{Body: "two", Group: "g", Dedup: "d1"})
+		first := e.sendMsg(url, sendIn{Body: "one", Group: ptr("g"), Dedup: ptr("d1")})
+		dup := e.sendMsg(url, sendIn{Body: "two", Group: ptr("g"), Dedup: ptr("d1")})
 		if dup.MessageID != first.MessageID || dup.SequenceNumber != first.SequenceNumber {
 			e.t.Errorf("duplicate answered %+v, want the first %+v", dup, first)
 		}
@@ -169,12 +169,12 @@ func TestFIFOCompatDeduplication(t *testing.T) {
 			e.t.Fatalf("received %q", bodies(got))
 		}
 		e.del(url, got[0].Handle)
-		if r := e.sendMsg(url, sendIn{Body: "three", Group: "g", Dedup: "d1"}); r.MessageID != first.MessageID {
+		if r := e.sendMsg(url, sendIn{Body: "three", Group: ptr("g"), Dedup: ptr("d1")}); r.MessageID != first.MessageID {
 			e.t.Errorf("send after deletion stored as %s", r.MessageID)
 		}
 		e.receiveNone(url)
 		e.advance(5 * time.Minute)
-		if r := e.sendMsg(url, sendIn{Body: "four", Group: "g", Dedup: "d1"}); r.MessageID == first.MessageID {
+		if r := e.sendMsg(url, sendIn{Body: "four", Group: ptr("g"), Dedup: ptr("d1")}); r.MessageID == first.MessageID {
 			e.t.Error("send 5 minutes later deduplicated")
 		}
 		if n := e.visible(url); n != 1 {
@@ -182,15 +182,15 @@ func TestFIFOCompatDeduplication(t *testing.T) {
 		}
 
 		cb := e.createFIFO("content.fifo", map[string]string{"ContentBasedDeduplication": "true"})
-		x := e.sendMsg(cb, sendIn{Body: "same", Group: "g"})
-		if r := e.sendMsg(cb, sendIn{Body: "same", Group: "g"}); r.MessageID != x.MessageID {
+		x := e.sendMsg(cb, sendIn{Body: "same", Group: ptr("g")})
+		if r := e.sendMsg(cb, sendIn{Body: "same", Group: ptr("g")}); r.MessageID != x.MessageID {
 			e.t.Errorf("same body stored twice: %s and %s", x.MessageID, r.MessageID)
 		}
-		if r := e.sendMsg(cb, sendIn{Body: "other", Group: "g"}); r.MessageID == x.MessageID {
+		if r := e.sendMsg(cb, sendIn{Body: "other", Group: ptr("g")}); r.MessageID == x.MessageID {
 			e.t.Error("different body deduplicated")
 		}
 		// In a batch too.
-		ok, failed, err := e.c.SendMessageBatch(cb, []sendIn{{ID: "a", Body: "same", Group: "g"}, {ID: "b", Body: "new", Group: "g"}})
+		ok, failed, err := e.c.SendMessageBatch(cb, []sendIn{{ID: "a", Body: "same", Group: ptr("g")}, {ID: "b", Body: "new", Group: ptr("g")}})
 		if err != nil || len(failed) != 0 || len(ok) != 2 {
 			e.t.Fatalf("batch: %+v %+v %v", ok, failed, err)
 		}
@@ -203,8 +203,8 @@ func TestFIFOCompatDeduplication(t *testing.T) {
 
 		// messageGroup scope: the same id in two groups is two messages.
 		mg := e.createFIFO("scoped.fifo", map[string]string{"DeduplicationScope": "messageGroup"})
-		a := e.sendMsg(mg, sendIn{Body: "x", Group: "g1", Dedup: "d"})
-		b := e.sendMsg(mg, sendIn{Body: "x", Group: "g2", Dedup: "d"})
+		a := e.sendMsg(mg, sendIn{Body: "x", Group: ptr("g1"), Dedup: ptr("d")})
+		b := e.sendMsg(mg, sendIn{Body: "x", Group: ptr("g2"), Dedup: ptr("d")})
 		if a.MessageID == b.MessageID {
 			e.t.Error("messageGroup scope deduplicated across groups")
 		}
@@ -214,7 +214,7 @@ func TestFIFOCompatDeduplication(t *testing.T) {
 func TestFIFOCompatReceiveRequestAttemptId(t *testing.T) {
 	eachProtocol(t, server.Config{SkipCooldowns: true}, func(e *env) {
 		url := e.createFIFO("attempts.fifo", map[string]string{"ContentBasedDeduplication": "true", "VisibilityTimeout": "30"})
-		for _, m := range []sendIn{{Body: "a1", Group: "a"}, {Body: "b1", Group: "b"}, {Body: "a2", Group: "a"}} {
+		for _, m := range []sendIn{{Body: "a1", Group: ptr("a")}, {Body: "b1", Group: ptr("b")}, {Body: "a2", Group: ptr("a")}} {
 			e.sendMsg(url, m)
 		}
 		r := receiveIn{Max: ptr(10), AttemptID: "attempt-1"}
@@ -269,7 +269,7 @@ func TestFIFOCompatDeadLetterRedrive(t *testing.T) {
 		src := e.createFIFO("src.fifo", map[string]string{"VisibilityTimeout": "30", "RedrivePolicy": policy(dlqArn)})
 		srcArn := e.attrs(src)["QueueArn"]
 		ids := map[string]string{}
-		for _, m := range []sendIn{{Body: "a1", Group: "a", Dedup: "1"}, {Body: "a2", Group: "a", Dedup: "2"}, {Body: "b1", Group: "b", Dedup: "3"}, {Body: "a3", Group: "a", Dedup: "4"}} {
+		for _, m := range []sendIn{{Body: "a1", Group: ptr("a"), Dedup: ptr("1")}, {Body: "a2", Group: ptr("a"), Dedup: ptr("2")}, {Body: "b1", Group: ptr("b"), Dedup: ptr("3")}, {Body: "a3", Group: ptr("a"), Dedup: ptr("4")}} {
 			ids[m.Body] = e.sendMsg(src, m).MessageID
 		}
 		if got := e.receive(src, receiveIn{Max: ptr(10)}); len(got) != 4 {
@@ -309,29 +309,29 @@ func TestFIFOCompatErrors(t *testing.T) {
 		url := e.createFIFO("errors.fifo", nil)
 		// An entry without its group id, or without the deduplication id
 		// the queue needs, fails the whole batch, as in SQS.
-		for _, bad := range []sendIn{{ID: "nogroup", Body: "x", Dedup: "ng"}, {ID: "nodedup", Body: "x", Group: "g"}} {
-			_, _, err := e.c.SendMessageBatch(url, []sendIn{{ID: "good", Body: "x", Group: "g", Dedup: "first"}, bad})
+		for _, bad := range []sendIn{{ID: "nogroup", Body: "x", Dedup: ptr("ng")}, {ID: "nodedup", Body: "x", Group: ptr("g")}} {
+			_, _, err := e.c.SendMessageBatch(url, []sendIn{{ID: "good", Body: "x", Group: ptr("g"), Dedup: ptr("first")}, bad})
 			wantErr(e.t, err, "InvalidParameterValue", 400)
 		}
 		e.receiveNone(url)
 
-		_, err := e.c.SendMessage(url, sendIn{Body: "x", Dedup: "d"})
+		_, err := e.c.SendMessage(url, sendIn{Body: "x", Dedup: ptr("d")})
 		wantErr(e.t, err, "MissingParameter", 400)
-		_, err = e.c.SendMessage(url, sendIn{Body: "x", Group: "g"})
+		_, err = e.c.SendMessage(url, sendIn{Body: "x", Group: ptr("g")})
 		wantErr(e.t, err, "InvalidParameterValue", 400)
-		_, err = e.c.SendMessage(url, sendIn{Body: "x", Group: "g", Dedup: "d", Delay: ptr(5)})
+		_, err = e.c.SendMessage(url, sendIn{Body: "x", Group: ptr("g"), Dedup: ptr("d"), Delay: ptr(5)})
 		wantErr(e.t, err, "InvalidParameterValue", 400)
-		_, err = e.c.SendMessage(url, sendIn{Body: "x", Group: "bad group", Dedup: "d"})
+		_, err = e.c.SendMessage(url, sendIn{Body: "x", Group: ptr("bad group"), Dedup: ptr("d")})
 		wantErr(e.t, err, "InvalidParameterValue", 400)
 		if e.is("query") {
 			// aws-sdk-go v1 sends an explicit DelaySeconds=0, which SQS
 			// accepts on a FIFO queue (and aws-sdk-go-v2 leaves out).
-			e.sendMsg(url, sendIn{Body: "zero", Group: "g", Dedup: "z", Delay: ptr(0)})
+			e.sendMsg(url, sendIn{Body: "zero", Group: ptr("g"), Dedup: ptr("z"), Delay: ptr(0)})
 		}
 
 		ok, failed, err := e.c.SendMessageBatch(url, []sendIn{
-			{ID: "good", Body: "x", Group: "g", Dedup: "good"},
-			{ID: "delayed", Body: "x", Group: "g", Dedup: "dl", Delay: ptr(3)},
+			{ID: "good", Body: "x", Group: ptr("g"), Dedup: ptr("good")},
+			{ID: "delayed", Body: "x", Group: ptr("g"), Dedup: ptr("dl"), Delay: ptr(3)},
 		})
 		if err != nil || len(ok) != 1 || ok[0].ID != "good" || ok[0].SequenceNumber == "" {
 			e.t.Fatalf("batch: ok %+v err %v", ok, err)
@@ -348,9 +348,9 @@ func TestFIFOCompatErrors(t *testing.T) {
 		}
 
 		std := e.createQueue("standard", nil)
-		_, err = e.c.SendMessage(std, sendIn{Body: "x", Dedup: "d"})
+		_, err = e.c.SendMessage(std, sendIn{Body: "x", Dedup: ptr("d")})
 		wantErr(e.t, err, "InvalidParameterValue", 400)
-		_, err = e.c.SendMessage(std, sendIn{Body: "x", Group: "g", Dedup: "d"})
+		_, err = e.c.SendMessage(std, sendIn{Body: "x", Group: ptr("g"), Dedup: ptr("d")})
 		wantErr(e.t, err, "InvalidParameterValue", 400)
 	})
 }
@@ -360,7 +360,7 @@ func TestFIFOCompatErrors(t *testing.T) {
 func TestFIFOCompatDeleteWithExpiredHandle(t *testing.T) {
 	eachProtocol(t, server.Config{SkipCooldowns: true}, func(e *env) {
 		url := e.createFIFO("expiry.fifo", map[string]string{"VisibilityTimeout": "30"})
-		e.sendMsg(url, sendIn{Body: "m", Group: "g", Dedup: "d"})
+		e.sendMsg(url, sendIn{Body: "m", Group: ptr("g"), Dedup: ptr("d")})
 		first := e.receive(url, receiveIn{Max: ptr(1)})
 		e.advance(31 * time.Second)
 		wantErr(e.t, e.c.DeleteMessage(url, first[0].Handle), "InvalidParameterValue", 400)
@@ -376,11 +376,11 @@ func TestFIFOCompatDeleteWithExpiredHandle(t *testing.T) {
 func TestFairQueueCompatGroupID(t *testing.T) {
 	eachProtocol(t, server.Config{SkipCooldowns: true}, func(e *env) {
 		url := e.createQueue("tenants", nil)
-		r := e.sendMsg(url, sendIn{Body: "hello", Group: "tenant-a"})
+		r := e.sendMsg(url, sendIn{Body: "hello", Group: ptr("tenant-a")})
 		if r.SequenceNumber != "" {
 			e.t.Errorf("standard queue send returned SequenceNumber %q", r.SequenceNumber)
 		}
-		ok, failed, err := e.c.SendMessageBatch(url, []sendIn{{ID: "1", Body: "batched", Group: "tenant-b"}, {ID: "2", Body: "plain"}})
+		ok, failed, err := e.c.SendMessageBatch(url, []sendIn{{ID: "1", Body: "batched", Group: ptr("tenant-b")}, {ID: "2", Body: "plain"}})
 		if err != nil || len(ok) != 2 || len(failed) != 0 {
 			e.t.Fatalf("batch: %+v %+v %v", ok, failed, err)
 		}
@@ -424,7 +424,7 @@ func TestFairQueueCompatGroupID(t *testing.T) {
 func TestFIFOCompatVisibilityChanges(t *testing.T) {
 	eachProtocol(t, server.Config{SkipCooldowns: true}, func(e *env) {
 		url := e.createFIFO("released.fifo", map[string]string{"VisibilityTimeout": "30", "ContentBasedDeduplication": "true"})
-		for _, m := range []sendIn{{Body: "g1-m1", Group: "group-1"}, {Body: "g1-m2", Group: "group-1"}, {Body: "g2-m1", Group: "group-2"}} {
+		for _, m := range []sendIn{{Body: "g1-m1", Group: ptr("group-1")}, {Body: "g1-m2", Group: ptr("group-1")}, {Body: "g2-m1", Group: ptr("group-2")}} {
 			e.sendMsg(url, m)
 		}
 		got := e.receive(url, receiveIn{Max: ptr(2)})
@@ -440,7 +440,7 @@ func TestFIFOCompatVisibilityChanges(t *testing.T) {
 
 		ext := e.createFIFO("extended.fifo", map[string]string{"VisibilityTimeout": "1"})
 		for _, b := range []string{"foo", "bar", "baz"} {
-			e.sendMsg(ext, sendIn{Body: b, Group: "1", Dedup: b})
+			e.sendMsg(ext, sendIn{Body: b, Group: ptr("1"), Dedup: ptr(b)})
 		}
 		got = e.receive(ext, receiveIn{Max: ptr(5)})
 		if !slices.Equal(bodies(got), []string{"foo", "bar", "baz"}) {
@@ -456,9 +456,9 @@ func TestFIFOCompatVisibilityChanges(t *testing.T) {
 
 		del := e.createFIFO("deleted.fifo", map[string]string{"ContentBasedDeduplication": "true"})
 		for _, m := range []sendIn{
-			{Body: "g1-m1", Group: "group-1"}, {Body: "g2-m1", Group: "group-2"}, {Body: "g1-m2", Group: "group-1"},
-			{Body: "g2-m2", Group: "group-2"}, {Body: "g1-m2", Group: "group-1"}, {Body: "g1-m3", Group: "group-1"},
-			{Body: "g1-m4", Group: "group-1"}, {Body: "g3-m1", Group: "group-3"},
+			{Body: "g1-m1", Group: ptr("group-1")}, {Body: "g2-m1", Group: ptr("group-2")}, {Body: "g1-m2", Group: ptr("group-1")},
+			{Body: "g2-m2", Group: ptr("group-2")}, {Body: "g1-m2", Group: ptr("group-1")}, {Body: "g1-m3", Group: ptr("group-1")},
+			{Body: "g1-m4", Group: ptr("group-1")}, {Body: "g3-m1", Group: ptr("group-3")},
 		} {
 			e.sendMsg(del, m)
 		}
@@ -488,7 +488,7 @@ func TestFairQueueCompatNoisyTenantBecomesQuiet(t *testing.T) {
 			var batch []sendIn
 			for i := range 10 {
 				n := 10*b + i
-				batch = append(batch, sendIn{ID: strconv.Itoa(n), Body: fmt.Sprintf("noisy-%d", n), Group: "noisy"})
+				batch = append(batch, sendIn{ID: strconv.Itoa(n), Body: fmt.Sprintf("noisy-%d", n), Group: ptr("noisy")})
 			}
 			if _, failed, err := e.c.SendMessageBatch(url, batch); err != nil || len(failed) != 0 {
 				e.t.Fatalf("batch: %v %v", failed, err)
@@ -501,7 +501,7 @@ func TestFairQueueCompatNoisyTenantBecomesQuiet(t *testing.T) {
 		if len(held) != 30 {
 			e.t.Fatalf("received %d of the noisy tenant's, want 30", len(held))
 		}
-		e.sendMsg(url, sendIn{Body: "quiet-0", Group: "quiet"})
+		e.sendMsg(url, sendIn{Body: "quiet-0", Group: ptr("quiet")})
 		if got := e.receive(url, receiveIn{Max: ptr(1)}); !slices.Equal(bodies(got), []string{"quiet-0"}) {
 			e.t.Fatalf("with a noisy tenant: %q, want [quiet-0]", bodies(got))
 		}
@@ -510,13 +510,13 @@ func TestFairQueueCompatNoisyTenantBecomesQuiet(t *testing.T) {
 		}
 		// 10 of 11 in flight, yet still marked: it keeps sending.
 		e.advance(4 * time.Minute)
-		e.sendMsg(url, sendIn{Body: "noisy-40", Group: "noisy"})
-		e.sendMsg(url, sendIn{Body: "quiet-1", Group: "quiet"})
+		e.sendMsg(url, sendIn{Body: "noisy-40", Group: ptr("noisy")})
+		e.sendMsg(url, sendIn{Body: "quiet-1", Group: ptr("quiet")})
 		if got := e.receive(url, receiveIn{Max: ptr(1)}); !slices.Equal(bodies(got), []string{"quiet-1"}) {
 			e.t.Fatalf("after its share fell: %q, want [quiet-1]", bodies(got))
 		}
 		e.advance(5 * time.Minute)
-		e.sendMsg(url, sendIn{Body: "quiet-2", Group: "quiet"})
+		e.sendMsg(url, sendIn{Body: "quiet-2", Group: ptr("quiet")})
 		if got := e.receive(url, receiveIn{Max: ptr(1)}); !slices.Equal(bodies(got), []string{"noisy-30"}) {
 			e.t.Fatalf("after 5 minutes without a send: %q, want [noisy-30]", bodies(got))
 		}

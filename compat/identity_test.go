@@ -29,7 +29,6 @@ import (
 	"github.com/aws/aws-sdk-go/aws/awserr"
 	credv1 "github.com/aws/aws-sdk-go/aws/credentials"
 	sqsv1 "github.com/aws/aws-sdk-go/service/sqs"
-	"github.com/aws/smithy-go"
 
 	awsv1 "github.com/aws/aws-sdk-go/aws"
 
@@ -183,14 +182,6 @@ func startVerifying(t *testing.T) *testServer {
 	return startServer(t, server.Config{VerifySignatures: true, Credentials: keys})
 }
 
-func wantJSONCode(t *testing.T, err error, code string) {
-	t.Helper()
-	var api smithy.APIError
-	if !errors.As(err, &api) || api.ErrorCode() != code {
-		t.Fatalf("got %v, want %s", err, code)
-	}
-}
-
 func TestSigV4(t *testing.T) {
 	srv := startVerifying(t)
 	ctx := context.Background()
@@ -204,9 +195,9 @@ func TestSigV4(t *testing.T) {
 		t.Fatalf("the key's account is not the queue's: %s", *out.QueueUrl)
 	}
 	_, err = signedClient(t, srv.URL(), testKey, "wrong", "us-east-1").ListQueues(ctx, &sqsv2.ListQueuesInput{})
-	wantJSONCode(t, err, "SignatureDoesNotMatch")
+	wantCode(t, err, "SignatureDoesNotMatch")
 	_, err = signedClient(t, srv.URL(), "AKIDUNKNOWN", testSecret, "us-east-1").ListQueues(ctx, &sqsv2.ListQueuesInput{})
-	wantJSONCode(t, err, "InvalidClientTokenId")
+	wantCode(t, err, "InvalidClientTokenId")
 
 	// The query protocol.
 	if _, err := signedQueryClient(t, srv.URL(), testKey, testSecret, "us-east-1").ListQueues(&sqsv1.ListQueuesInput{}); err != nil {
@@ -398,7 +389,7 @@ func TestCredentialsReloadOnSIGHUP(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	wantJSONCode(t, list("AKIDFIRST", "first-secret"), "InvalidClientTokenId")
+	wantCode(t, list("AKIDFIRST", "first-secret"), "InvalidClientTokenId")
 	write("not a key file\n")
 	hup()
 	time.Sleep(100 * time.Millisecond) // a reload that would drop the keys has had its chance

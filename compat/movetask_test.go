@@ -8,8 +8,7 @@ package compat
 // The in-process tests run on the server's ManualClock: time passes only
 // through Advance, and a test polls the task listing, bounded by a
 // real-time safety deadline, while the task's goroutine does what the
-// clock allows. Identifiers here start with "mv" to keep clear of the other
-// test files of the package.
+// clock allows.
 
 import (
 	"context"
@@ -17,7 +16,6 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"syscall"
 	"testing"
@@ -29,32 +27,24 @@ import (
 	"github.com/minisqs/minisqs/server"
 )
 
-// mvWait bounds, in real time, a wait for something the clock already
+// moveWait bounds, in real time, a wait for something the clock already
 // allows.
-const mvWait = 5 * time.Second
+const moveWait = 5 * time.Second
 
-// mvOrigin is the message attribute sendOrigin gives every message: its
+// originAttr is the message attribute sendOrigin gives every message: its
 // body.
-const mvOrigin = "origin"
+const originAttr = "origin"
 
-// mvEnv is one test's server on a manual clock, with one protocol's client.
-type mvEnv struct{ *env }
-
-// mvProtocols runs body once per protocol, each on a server of its own.
-func mvProtocols(t *testing.T, body func(e *mvEnv)) {
-	eachProtocol(t, server.Config{}, func(e *env) { body(&mvEnv{e}) })
-}
-
-// sendOrigin sends body with the String message attribute mvOrigin, whose
+// sendOrigin sends body with the String message attribute originAttr, whose
 // value is the body, and returns its MessageId.
-func (e *mvEnv) sendOrigin(url, body string) string {
+func (e *env) sendOrigin(url, body string) string {
 	e.t.Helper()
-	return e.sendMsg(url, sendIn{Body: body, Attrs: map[string]msgAttr{mvOrigin: strAttr("String", body)}}).MessageID
+	return e.sendMsg(url, sendIn{Body: body, Attrs: map[string]msgAttr{originAttr: strAttr("String", body)}}).MessageID
 }
 
 // receiveAll receives up to 10 messages without waiting, with every
 // system and message attribute.
-func (e *mvEnv) receiveAll(url string) []message {
+func (e *env) receiveAll(url string) []message {
 	e.t.Helper()
 	return e.receive(url, receiveIn{Max: ptr(10), Wait: ptr(0), SysNames: []string{"All"}, MsgAttrNames: []string{"All"}})
 }
@@ -63,7 +53,7 @@ func (e *mvEnv) receiveAll(url string) []message {
 // receive, sends bodies to the source and dead-letters them: received
 // once, the leases run out on the clock, and the next receive moves them.
 // It returns the two URLs and the message ids by body.
-func (e *mvEnv) setup(name string, bodies ...string) (srcURL, dlqURL string, ids map[string]string) {
+func (e *env) setup(name string, bodies ...string) (srcURL, dlqURL string, ids map[string]string) {
 	t := e.t
 	t.Helper()
 	dlqURL = e.createQueue(name+"-dlq", nil)
@@ -94,7 +84,7 @@ func (e *mvEnv) setup(name string, bodies ...string) (srcURL, dlqURL string, ids
 
 // task returns the listed task with the given handle; a finished task is
 // listed without its handle, so "" finds the newest task.
-func (e *mvEnv) task(source, handle string) moveTask {
+func (e *env) task(source, handle string) moveTask {
 	e.t.Helper()
 	tasks, err := e.c.ListMessageMoveTasks(source, ptr(10))
 	if err != nil {
@@ -117,9 +107,9 @@ func (e *mvEnv) task(source, handle string) moveTask {
 }
 
 // await polls the newest task of source until cond holds.
-func (e *mvEnv) await(source, what string, cond func(moveTask) bool) moveTask {
+func (e *env) await(source, what string, cond func(moveTask) bool) moveTask {
 	e.t.Helper()
-	deadline := time.Now().Add(mvWait)
+	deadline := time.Now().Add(moveWait)
 	for {
 		task := e.task(source, "")
 		if cond(task) {
@@ -131,39 +121,30 @@ func (e *mvEnv) await(source, what string, cond func(moveTask) bool) moveTask {
 	}
 }
 
-func (e *mvEnv) awaitStatus(source, status string) moveTask {
+func (e *env) awaitStatus(source, status string) moveTask {
 	e.t.Helper()
 	return e.await(source, status, func(m moveTask) bool { return m.Status == status })
 }
 
 // awaitIdle waits until the newest task has moved want messages and waits
 // on its next tick: the sweeper's timer and the task's are on the clock.
-func (e *mvEnv) awaitIdle(source string, want int64) moveTask {
+func (e *env) awaitIdle(source string, want int64) moveTask {
 	e.t.Helper()
 	return e.await(source, "idle", func(m moveTask) bool {
 		return m.Moved == want && (m.Status != "RUNNING" || e.srv.Clock.Waiters() >= 2)
 	})
 }
 
-func mvWantTask(t *testing.T, got moveTask, status string, moved, toMove int64) {
+func wantTask(t *testing.T, got moveTask, status string, moved, toMove int64) {
 	t.Helper()
 	if got.Status != status || got.Moved != moved || got.ToMove != toMove {
 		t.Fatalf("task %s moved %d of %d, want %s moved %d of %d (%+v)", got.Status, got.Moved, got.ToMove, status, moved, toMove, got)
 	}
 }
 
-func mvBodies(msgs []message) []string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.Body
-	}
-	sort.Strings(out)
-	return out
-}
-
 // peek returns the visible messages of the queue name in delivery order,
 // straight from the engine: what a receive would return, without receiving.
-func (e *mvEnv) peek(name string) []engine.Message {
+func (e *env) peek(name string) []engine.Message {
 	e.t.Helper()
 	q, err := e.srv.Engine().Queue(name)
 	if err != nil {
@@ -176,9 +157,9 @@ func (e *mvEnv) peek(name string) []engine.Message {
 	return ms
 }
 
-// mvWantNewID checks that id, a moved message's MessageId, is a fresh
+// wantNewID checks that id, a moved message's MessageId, is a fresh
 // random UUID: none of the old ids, and not seen before (seen records it).
-func mvWantNewID(t *testing.T, body, id string, old, seen map[string]bool) {
+func wantNewID(t *testing.T, body, id string, old, seen map[string]bool) {
 	t.Helper()
 	u, err := uuid.Parse(id)
 	switch {
@@ -192,7 +173,7 @@ func mvWantNewID(t *testing.T, body, id string, old, seen map[string]bool) {
 	seen[id] = true
 }
 
-// mvWantRedriven checks that got, received where a move task put them, are
+// wantRedriven checks that got, received where a move task put them, are
 // the messages of before (the dead-letter queue's messages before the
 // move, in delivery order) redriven as SQS does: "All redriven messages are
 // considered new messages with a new messageID and enqueueTime" (SQS
@@ -200,7 +181,7 @@ func mvWantNewID(t *testing.T, body, id string, old, seen map[string]bool) {
 // fresh MessageId and the SentTimestamp movedAt (milliseconds), keeps its
 // body, MD5 and message attributes and its place in the order, and is
 // received for the first time with no dead-letter source.
-func mvWantRedriven(t *testing.T, got []message, before []engine.Message, movedAt int64) {
+func wantRedriven(t *testing.T, got []message, before []engine.Message, movedAt int64) {
 	t.Helper()
 	if len(got) != len(before) {
 		t.Fatalf("received %d moved messages, want %d", len(got), len(before))
@@ -213,15 +194,15 @@ func mvWantRedriven(t *testing.T, got []message, before []engine.Message, movedA
 	for i, m := range got {
 		was := before[i]
 		if m.Body != was.Body {
-			t.Errorf("received %q where %q was next, want the order kept (received %q)", m.Body, was.Body, mvBodiesInOrder(got))
+			t.Errorf("received %q where %q was next, want the order kept (received %q)", m.Body, was.Body, bodies(got))
 			continue
 		}
-		mvWantNewID(t, m.Body, m.MessageID, old, seen)
+		wantNewID(t, m.Body, m.MessageID, old, seen)
 		if m.MD5Body != was.MD5OfBody || m.MD5Body != refMD5(m.Body) {
 			t.Errorf("%s: MD5OfBody %s after the move, was %s", m.Body, m.MD5Body, was.MD5OfBody)
 		}
-		if len(m.MsgAttrs) != 1 || m.MsgAttrs[mvOrigin].StringValue != m.Body {
-			t.Errorf("%s: message attributes %v after the move, want %s=%s", m.Body, m.MsgAttrs, mvOrigin, m.Body)
+		if len(m.MsgAttrs) != 1 || m.MsgAttrs[originAttr].StringValue != m.Body {
+			t.Errorf("%s: message attributes %v after the move, want %s=%s", m.Body, m.MsgAttrs, originAttr, m.Body)
 		}
 		if want := strconv.FormatInt(movedAt, 10); m.Attrs["SentTimestamp"] != want {
 			t.Errorf("%s: SentTimestamp %q after the move, want the move at %s (was sent at %d)", m.Body, m.Attrs["SentTimestamp"], want, was.SentAt.UnixMilli())
@@ -235,16 +216,8 @@ func mvWantRedriven(t *testing.T, got []message, before []engine.Message, movedA
 	}
 }
 
-func mvBodiesInOrder(msgs []message) []string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.Body
-	}
-	return out
-}
-
 func TestMoveTaskRoundTrip(t *testing.T) {
-	mvProtocols(t, func(e *mvEnv) {
+	eachProtocol(t, server.Config{}, func(e *env) {
 		t := e.t
 		srcURL, dlqURL, ids := e.setup("orders", "m1", "m2", "m3")
 		dlq := arn("orders-dlq")
@@ -274,7 +247,7 @@ func TestMoveTaskRoundTrip(t *testing.T) {
 		}
 
 		task := e.awaitStatus(dlq, "COMPLETED")
-		mvWantTask(t, task, "COMPLETED", 3, 3)
+		wantTask(t, task, "COMPLETED", 3, 3)
 		if task.Handle != "" || task.Destination != "" || task.Failure != "" || task.Rate != 0 {
 			t.Errorf("completed task %+v: want no handle, destination, failure or rate", task)
 		}
@@ -286,16 +259,16 @@ func TestMoveTaskRoundTrip(t *testing.T) {
 			t.Errorf("dead-letter queue still holds %d", n)
 		}
 		msgs := e.receiveAll(srcURL)
-		if got := mvBodies(msgs); len(got) != 3 || got[0] != "m1" || got[1] != "m2" || got[2] != "m3" {
+		if got := slices.Sorted(slices.Values(bodies(msgs))); len(got) != 3 || got[0] != "m1" || got[1] != "m2" || got[2] != "m3" {
 			t.Fatalf("source received %q", got)
 		}
 		// One batch at the start: all moved at startedAt.
-		mvWantRedriven(t, msgs, before, startedAt)
+		wantRedriven(t, msgs, before, startedAt)
 	})
 }
 
 func TestMoveTaskToDestinationAndList(t *testing.T) {
-	mvProtocols(t, func(e *mvEnv) {
+	eachProtocol(t, server.Config{}, func(e *env) {
 		t := e.t
 		_, dlqURL, _ := e.setup("orders", "m1", "m2")
 		dstURL := e.createQueue("parking", nil)
@@ -305,11 +278,11 @@ func TestMoveTaskToDestinationAndList(t *testing.T) {
 			t.Fatalf("StartMessageMoveTask: %v", err)
 		}
 		task := e.awaitStatus(dlq, "COMPLETED")
-		mvWantTask(t, task, "COMPLETED", 2, 2)
+		wantTask(t, task, "COMPLETED", 2, 2)
 		if task.Destination != arn("parking") || task.Rate != 500 {
 			t.Errorf("task %+v: want destination parking, rate 500", task)
 		}
-		if got := mvBodies(e.receiveAll(dstURL)); len(got) != 2 || got[0] != "m1" || got[1] != "m2" {
+		if got := slices.Sorted(slices.Values(bodies(e.receiveAll(dstURL)))); len(got) != 2 || got[0] != "m1" || got[1] != "m2" {
 			t.Errorf("destination received %q", got)
 		}
 		if n := e.visible(dlqURL); n != 0 {
@@ -341,7 +314,7 @@ func TestMoveTaskToDestinationAndList(t *testing.T) {
 }
 
 func TestMoveTaskCancel(t *testing.T) {
-	mvProtocols(t, func(e *mvEnv) {
+	eachProtocol(t, server.Config{}, func(e *env) {
 		t := e.t
 		srcURL, dlqURL, _ := e.setup("orders", "m1", "m2", "m3", "m4")
 		dlq := arn("orders-dlq")
@@ -351,7 +324,7 @@ func TestMoveTaskCancel(t *testing.T) {
 			t.Fatalf("StartMessageMoveTask: %v", err)
 		}
 		running := e.awaitIdle(dlq, 1)
-		mvWantTask(t, running, "RUNNING", 1, 4)
+		wantTask(t, running, "RUNNING", 1, 4)
 		if running.Handle != h || running.Rate != 1 {
 			t.Errorf("running task %+v: want handle %s, rate 1", running, h)
 		}
@@ -360,13 +333,13 @@ func TestMoveTaskCancel(t *testing.T) {
 			t.Fatalf("CancelMessageMoveTask = %d, %v; want 1 moved", moved, err)
 		}
 		task := e.awaitStatus(dlq, "CANCELLED")
-		mvWantTask(t, task, "CANCELLED", 1, 4)
+		wantTask(t, task, "CANCELLED", 1, 4)
 		if task.Handle != "" {
 			t.Errorf("cancelled task listed with handle %q", task.Handle)
 		}
 		// Time passes; nothing more moves.
 		e.advance(10 * time.Second)
-		mvWantTask(t, e.task(dlq, ""), "CANCELLED", 1, 4)
+		wantTask(t, e.task(dlq, ""), "CANCELLED", 1, 4)
 		if v, d := e.visible(srcURL), e.visible(dlqURL); v != 1 || d != 3 {
 			t.Errorf("source %d, dead-letter queue %d; want 1 and 3", v, d)
 		}
@@ -390,7 +363,7 @@ func TestMoveTaskCancel(t *testing.T) {
 }
 
 func TestMoveTaskErrors(t *testing.T) {
-	mvProtocols(t, func(e *mvEnv) {
+	eachProtocol(t, server.Config{}, func(e *env) {
 		t := e.t
 		e.setup("orders", "m1", "m2")
 		dlq := arn("orders-dlq")
@@ -439,7 +412,7 @@ func TestMoveTaskErrors(t *testing.T) {
 		wantCode("second active task with a destination", err, "InvalidParameterValue")
 		// It finishes on the next tick; then another may start.
 		e.advance(time.Second)
-		mvWantTask(t, e.awaitStatus(dlq, "COMPLETED"), "COMPLETED", 2, 2)
+		wantTask(t, e.awaitStatus(dlq, "COMPLETED"), "COMPLETED", 2, 2)
 		if _, err := e.c.StartMessageMoveTask(dlq, "", nil); err != nil {
 			t.Fatalf("StartMessageMoveTask after the first ended: %v", err)
 		}
@@ -447,7 +420,7 @@ func TestMoveTaskErrors(t *testing.T) {
 }
 
 func TestMoveTaskFailsForMessageWithoutSource(t *testing.T) {
-	mvProtocols(t, func(e *mvEnv) {
+	eachProtocol(t, server.Config{}, func(e *env) {
 		t := e.t
 		_, dlqURL, _ := e.setup("orders")
 		dlq := arn("orders-dlq")
@@ -473,7 +446,7 @@ func TestMoveTaskAcrossRestart(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "minisqs.db")
 	p := startProcess(t, "--db", db)
 	// A server of its own: env's helpers over the binary's client.
-	e := &mvEnv{&env{t: t, c: v2Client{c: processClient(t, p.URL), ctx: context.Background()}}}
+	e := &env{t: t, c: v2Client{c: processClient(t, p.URL), ctx: context.Background()}}
 
 	if _, err := e.c.CreateQueue("jobs-dlq", nil, nil); err != nil {
 		t.Fatal(err)
@@ -542,7 +515,7 @@ func TestMoveTaskAcrossRestart(t *testing.T) {
 	if n := e.visible(dlqURL); n != 0 {
 		t.Errorf("dead-letter queue still holds %d", n)
 	}
-	// The moved messages are new ones (see mvWantRedriven): new ids, sent
+	// The moved messages are new ones (see wantRedriven): new ids, sent
 	// when the task moved them, between its start and now, in the order
 	// it moved them; body, MD5 and attributes kept.
 	receivedAt := time.Now().UnixMilli()
@@ -553,12 +526,12 @@ func TestMoveTaskAcrossRestart(t *testing.T) {
 		for _, m := range e.receive(p.URL+"/000000000000/jobs", receiveIn{Max: ptr(10), Visibility: ptr(600), SysNames: []string{"All"}, MsgAttrNames: []string{"All"}}) {
 			body := m.Body
 			got = append(got, body)
-			mvWantNewID(t, body, m.MessageID, ids, seen)
+			wantNewID(t, body, m.MessageID, ids, seen)
 			if m.MD5Body != refMD5(body) {
 				t.Errorf("%s: MD5OfBody %s, want %s", body, m.MD5Body, refMD5(body))
 			}
-			if v := m.MsgAttrs[mvOrigin]; len(m.MsgAttrs) != 1 || v.StringValue != body {
-				t.Errorf("%s: message attributes %+v, want %s=%s", body, m.MsgAttrs, mvOrigin, body)
+			if v := m.MsgAttrs[originAttr]; len(m.MsgAttrs) != 1 || v.StringValue != body {
+				t.Errorf("%s: message attributes %+v, want %s=%s", body, m.MsgAttrs, originAttr, body)
 			}
 			sentAt, err := strconv.ParseInt(m.Attrs["SentTimestamp"], 10, 64)
 			if err != nil || sentAt < after.Started || sentAt > receivedAt || sentAt < lastSent {
@@ -580,7 +553,7 @@ func TestMoveTaskAcrossRestart(t *testing.T) {
 }
 
 // only returns the one task ListMessageMoveTasks lists for source.
-func (e *mvEnv) only(source string) moveTask {
+func (e *env) only(source string) moveTask {
 	e.t.Helper()
 	tasks, err := e.c.ListMessageMoveTasks(source, nil)
 	if err != nil {
@@ -601,14 +574,14 @@ func (e *mvEnv) only(source string) moveTask {
 // gives, the base64 of {"taskId":"<uuid>","sourceArn":"<arn>"}
 // (test_basic_move_task_workflow, markers.aws.validated).
 func TestMoveTaskFidelity(t *testing.T) {
-	mvProtocols(t, func(e *mvEnv) {
+	eachProtocol(t, server.Config{}, func(e *env) {
 		t := e.t
 		e.setup("orders", "m1", "m2")
 		dlq := arn("orders-dlq")
 		e.createQueue("plain", nil)
 		want := func(what string, err error, status int, code, message string) {
 			t.Helper()
-			fdWant(t, what, err, status, code, message)
+			wantMessage(t, what, err, status, code, message)
 		}
 		_, err := e.c.StartMessageMoveTask(arn("plain"), arn("orders"), nil)
 		want("not a dead-letter queue", err, 400, "InvalidParameterValue", "Source queue must be configured as a Dead Letter Queue.")
