@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/tidwall/buntdb"
 )
 
 // Options configure an Engine. The zero value is an in-memory engine on the
@@ -228,11 +227,8 @@ func (e *Engine) newID() (string, error) {
 
 func (e *Engine) load() error {
 	var recs []*queueRecord
-	err := e.store.db.View(func(tx *buntdb.Tx) error {
-		return tx.AscendGreaterOrEqual("", queuePrefix, func(k, v string) bool {
-			if !strings.HasPrefix(k, queuePrefix) {
-				return false
-			}
+	err := e.store.view(func(tx recordTx) error {
+		return tx.ascend(queuePrefix, func(k, v string) bool {
 			rec := &queueRecord{}
 			if err := json.Unmarshal([]byte(v), rec); err != nil {
 				e.log.Error("skipping unreadable queue record", "key", k, "err", err)

@@ -73,13 +73,13 @@ const (
 	stateInFlight              // leased
 )
 
-// message is the in-memory index entry of a stored message. The body and
-// attributes are not in it but in the store's record, read on delivery, so
-// the index stays small whatever the message size (buntdb keeps records in
-// memory too, in both modes).
+// message is the in-memory index entry of a stored message, one per
+// message: keep it small. Its body and attributes are in rec, the encoded
+// immutable record (appendMessage's form), read on delivery; a file store
+// holds the same string, not a copy.
 type message struct {
 	seq            uint64
-	size           int   // stored bytes of body and attributes
+	rec            string
 	sentAt         int64 // unix nanoseconds, like every instant below
 	visibleAt      int64
 	expireAt       int64

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/tidwall/buntdb"
 )
 
 // ReceiveOptions shape one receive. Nil fields take the queue's setting.
@@ -224,19 +223,14 @@ func (q *Queue) recordAttemptLocked(id string, picked []*message, now int64) {
 	q.attempts.add(id, at)
 }
 
-// loadDeliveries records the new leases and reads the messages' records in
+// loadDeliveries reads the messages' records and records the new leases in
 // one store transaction.
 func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	out := make([]Delivery, 0, len(picked))
 	var missing []*message
-	err := q.e.store.update(func(tx *buntdb.Tx) error {
+	err := q.e.store.update(func(tx recordTx) error {
 		for _, m := range picked {
-			raw, err := tx.Get(messageKey(q.keyspace, m.seq))
-			if err != nil {
-				missing = append(missing, m)
-				continue
-			}
-			rec, err := decodeMessage(raw)
+			rec, err := decodeMessage(m.rec)
 			if err != nil {
 				q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
 				missing = append(missing, m)

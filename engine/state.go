@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/tidwall/buntdb"
 )
 
 // State is everything an engine holds: its queues with their messages, and
@@ -129,23 +128,13 @@ func (q *Queue) state() (QueueState, error) {
 		}
 		qs.Subscription = &sub
 	}
-	err := q.e.store.db.View(func(tx *buntdb.Tx) error {
-		for _, m := range q.msgs.ordered() {
-			raw, err := tx.Get(messageKey(q.keyspace, m.seq))
-			if err != nil {
-				continue
-			}
-			rec, err := decodeMessage(raw)
-			if err != nil {
-				q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
-				continue
-			}
-			qs.Messages = append(qs.Messages, messageState(m, rec))
+	for _, m := range q.msgs.ordered() {
+		rec, err := decodeMessage(m.rec)
+		if err != nil {
+			q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		return QueueState{}, ErrInternalFailure(fmt.Sprintf("reading queue %s: %v", q.name, err))
+		qs.Messages = append(qs.Messages, messageState(m, rec))
 	}
 	for key, d := range q.dedup.entries {
 		ds := DeduplicationState{DeduplicationID: key, MessageID: d.messageID, SequenceNumber: d.sequenceNumber, ExpiresAt: utcNanos(d.expires)}
@@ -216,12 +205,6 @@ func (e *Engine) Load(s *State) error {
 	}
 	e.subscriptionsChanged(append(before, w.queues...)...)
 	return nil
-}
-
-// loadedMessage is a message of a loaded state with its record.
-type loadedMessage struct {
-	m   *message
-	rec Message
 }
 
 // stateError places a rule a state breaks.
@@ -322,7 +305,7 @@ func (a QueueAttributes) asUpdate() AttributeUpdate {
 	return u
 }
 
-func (e *Engine) buildQueue(qs *QueueState, now time.Time, settings func(Namespace, string) (QueueAttributes, bool)) (*Queue, []loadedMessage, error) {
+func (e *Engine) buildQueue(qs *QueueState, now time.Time, settings func(Namespace, string) (QueueAttributes, bool)) (*Queue, []*message, error) {
 	a := qs.Attributes
 	ns := e.Namespace(qs.Account, qs.Region)
 	if err := e.checkRedrive(ns.Arn(qs.Name), a.RedrivePolicy, a.FifoQueue, settings); err != nil {
@@ -376,11 +359,11 @@ func (e *Engine) buildQueue(qs *QueueState, now time.Time, settings func(Namespa
 	}
 	last := qs.LastSequence
 	if len(msgs) > 0 {
-		last = max(last, msgs[len(msgs)-1].m.seq)
+		last = max(last, msgs[len(msgs)-1].seq)
 	}
 	q.seq.Store(last)
-	for _, lm := range msgs {
-		q.insertLocked(lm.m)
+	for _, m := range msgs {
+		q.insertLocked(m)
 	}
 	return q, msgs, nil
 }
@@ -396,9 +379,9 @@ func orNow(t, now time.Time) time.Time {
 // entries. On a FIFO queue the sequence numbers must rise; elsewhere the
 // messages are numbered in the order given, up to lastSeq, so that the
 // store's highest number is the queue's.
-func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.Time) ([]loadedMessage, error) {
+func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.Time) ([]*message, error) {
 	a := q.Attributes()
-	out := make([]loadedMessage, 0, len(in))
+	out := make([]*message, 0, len(in))
 	ids := map[string]bool{}
 	var seq uint64
 	if !a.FifoQueue {
@@ -450,8 +433,8 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 		if rec.GroupID != "" {
 			m.group = q.groupLocked(rec.GroupID)
 		}
-		m.size = len(appendMessage(nil, &rec))
-		out = append(out, loadedMessage{m: m, rec: rec})
+		m.rec = string(appendMessage(nil, &rec))
+		out = append(out, m)
 	}
 	return out, nil
 }
@@ -627,13 +610,13 @@ func validArn(arn string) bool {
 
 // writeWorldTx stores a loaded state's queues, messages and tasks, each
 // queue's sequence counter, and the last queue number given out.
-func (e *Engine) writeWorldTx(tx *buntdb.Tx, w *world, lastNum uint64) error {
+func (e *Engine) writeWorldTx(tx recordTx, w *world, lastNum uint64) error {
 	for i, q := range w.queues {
 		if err := putQueueTx(tx, q.record()); err != nil {
 			return err
 		}
-		for _, lm := range w.records[i] {
-			if _, err := e.store.putMessageTx(tx, q.keyspace, lm.m, &lm.rec, &q.scratch); err != nil {
+		for _, m := range w.records[i] {
+			if err := e.store.putMessageTx(tx, q.keyspace, m, &q.scratch); err != nil {
 				return err
 			}
 		}
@@ -647,6 +630,5 @@ func (e *Engine) writeWorldTx(tx *buntdb.Tx, w *world, lastNum uint64) error {
 			return err
 		}
 	}
-	_, _, err := tx.Set(lastNumKey, strconv.FormatUint(lastNum, 10), nil)
-	return err
+	return tx.set(lastNumKey, strconv.FormatUint(lastNum, 10))
 }
