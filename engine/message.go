@@ -85,10 +85,10 @@ type message struct {
 	expireAt       int64
 	receivedAt     int64 // start of the current lease, for the 12-hour cap
 	firstReceiveAt int64
-	receiveCount   int
+	receiveCount   int32 // 32 bits, to pack with the bytes below
 	state          uint8
-	token          [tokenLen]byte // current delivery's receipt token; zero before any
 	gone           bool           // deleted, expired, purged or moved: its heap entries are stale
+	token          [tokenLen]byte // current delivery's receipt token; zero before any
 	group          *group         // its message group, if it has one
 	link           link[message]  // place in the queue's or its group's ready list
 }

@@ -134,7 +134,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, wak
 		if m == nil {
 			break
 		}
-		if dlq != nil && m.receiveCount >= a.RedrivePolicy.MaxReceiveCount {
+		if dlq != nil && int(m.receiveCount) >= a.RedrivePolicy.MaxReceiveCount {
 			q.removeLocked(m)
 			dead = append(dead, m)
 			continue
@@ -242,7 +242,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 			out = append(out, Delivery{
 				Message:         rec,
 				ReceiptHandle:   encodeReceiptHandle(q.uuid, m.seq, m.token),
-				ReceiveCount:    m.receiveCount,
+				ReceiveCount:    int(m.receiveCount),
 				FirstReceivedAt: time.Unix(0, m.firstReceiveAt),
 			})
 		}
@@ -260,7 +260,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 // lease is what a receive changes in a message, kept to undo it.
 type lease struct {
 	token                                 [tokenLen]byte
-	receiveCount                          int
+	receiveCount                          int32
 	firstReceiveAt, receivedAt, visibleAt int64
 }
 

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,7 +152,7 @@ func (q *Queue) state() (QueueState, error) {
 
 func messageState(m *message, rec Message) MessageState {
 	rec.SentAt = utc(rec.SentAt)
-	ms := MessageState{Message: rec, Status: MessageVisible, ExpiresAt: utcNanos(m.expireAt), ReceiveCount: m.receiveCount}
+	ms := MessageState{Message: rec, Status: MessageVisible, ExpiresAt: utcNanos(m.expireAt), ReceiveCount: int(m.receiveCount)}
 	switch m.state {
 	case stateInFlight:
 		ms.Status = MessageInFlight
@@ -422,7 +423,7 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 			rec.SequenceNumber = formatSequenceNumber(seq)
 		}
 		rec.SentAt = orNow(rec.SentAt, now)
-		m := &message{seq: seq, sentAt: rec.SentAt.UnixNano(), receiveCount: ms.ReceiveCount}
+		m := &message{seq: seq, sentAt: rec.SentAt.UnixNano(), receiveCount: int32(ms.ReceiveCount)}
 		m.expireAt = rec.SentAt.UnixNano() + int64(a.MessageRetentionPeriod)*1e9
 		if !ms.ExpiresAt.IsZero() {
 			m.expireAt = ms.ExpiresAt.UnixNano()
@@ -495,6 +496,9 @@ func (q *Queue) checkStoredMessage(rec *Message, a QueueAttributes) error {
 func (q *Queue) placeMessage(m *message, ms MessageState, now time.Time) error {
 	if ms.ReceiveCount < 0 {
 		return ErrInvalidState("", "receiveCount may not be negative")
+	}
+	if ms.ReceiveCount > math.MaxInt32 {
+		return ErrInvalidState("", fmt.Sprintf("receiveCount may not be above %d", math.MaxInt32))
 	}
 	switch {
 	case ms.ReceiveCount > 0 && ms.FirstReceivedAt.IsZero():
