@@ -1,6 +1,7 @@
 // Package engine is minisqs's queue engine: queues, messages, leases, delays,
-// retention and dead-lettering, persisted in buntdb. It knows nothing of
-// HTTP or of any wire format; every front end drives the same methods.
+// retention and dead-lettering, in memory or persisted in a buntdb file. It
+// knows nothing of HTTP or of any wire format; every front end drives the
+// same methods.
 package engine
 
 import (
