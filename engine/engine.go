@@ -1,6 +1,7 @@
 // Package engine is minisqs's queue engine: queues, messages, leases, delays,
-// retention and dead-lettering, persisted in buntdb. It knows nothing of
-// HTTP or of any wire format; every front end drives the same methods.
+// retention and dead-lettering, in memory or persisted in a buntdb file. It
+// knows nothing of HTTP or of any wire format; every front end drives the
+// same methods.
 package engine
 
 import (
@@ -17,7 +18,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/tidwall/buntdb"
 )
 
 // Options configure an Engine. The zero value is an in-memory engine on the
@@ -228,11 +228,8 @@ func (e *Engine) newID() (string, error) {
 
 func (e *Engine) load() error {
 	var recs []*queueRecord
-	err := e.store.db.View(func(tx *buntdb.Tx) error {
-		return tx.AscendGreaterOrEqual("", queuePrefix, func(k, v string) bool {
-			if !strings.HasPrefix(k, queuePrefix) {
-				return false
-			}
+	err := e.store.view(func(tx recordTx) error {
+		return tx.ascend(queuePrefix, func(k, v string) bool {
 			rec := &queueRecord{}
 			if err := json.Unmarshal([]byte(v), rec); err != nil {
 				e.log.Error("skipping unreadable queue record", "key", k, "err", err)

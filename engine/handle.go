@@ -11,8 +11,6 @@ import (
 	"encoding/hex"
 	"io"
 	"sync"
-
-	"github.com/tidwall/buntdb"
 )
 
 // A receipt handle is a version byte, the queue's id, the message's
@@ -64,12 +62,9 @@ const tokenAESKeyLabel = "minisqs receipt token AES-256 key"
 // loadHandleSigner reads the store's key, or makes one and stores it.
 func loadHandleSigner(s *store, random io.Reader) (*handleSigner, error) {
 	var key []byte
-	err := s.db.View(func(tx *buntdb.Tx) error {
-		v, err := tx.Get(handleKeyKey)
-		if err == buntdb.ErrNotFound {
-			return nil
-		}
-		if err != nil {
+	err := s.view(func(tx recordTx) error {
+		v, ok, err := tx.get(handleKeyKey)
+		if !ok || err != nil {
 			return err
 		}
 		key, err = hex.DecodeString(v)
@@ -83,9 +78,8 @@ func loadHandleSigner(s *store, random io.Reader) (*handleSigner, error) {
 		if _, err := io.ReadFull(random, key); err != nil {
 			return nil, err
 		}
-		err := s.update(func(tx *buntdb.Tx) error {
-			_, _, err := tx.Set(handleKeyKey, hex.EncodeToString(key), nil)
-			return err
+		err := s.update(func(tx recordTx) error {
+			return tx.set(handleKeyKey, hex.EncodeToString(key))
 		})
 		if err != nil {
 			return nil, err

@@ -8,9 +8,6 @@ package engine
 import (
 	"cmp"
 	"slices"
-	"strings"
-
-	"github.com/tidwall/buntdb"
 )
 
 // InspectOptions say which messages Inspect returns.
@@ -59,7 +56,7 @@ func (q *Queue) Inspect(opts InspectOptions) ([]MessageState, error) {
 	}
 	out := make([]MessageState, 0, len(picked))
 	for _, m := range picked {
-		rec, err := q.recordLocked(m)
+		rec, err := decodeMessage(m.rec)
 		if err != nil {
 			continue
 		}
@@ -138,30 +135,23 @@ func (q *Queue) waitingLocked(limit int, inFlight, delayed bool) []*message {
 
 // DeleteMessage deletes the message with the given id, whatever its state;
 // a receipt handle of it goes stale. It fails with ErrResourceNotFound when
-// the queue holds no such message. Finding a message by id reads the
-// queue's stored records, since ids are not indexed in memory: it is meant
-// for people inspecting a queue, not for consumers, who acknowledge.
+// the queue holds no such message. Finding a message by id reads every
+// message's record, since ids are not indexed: it is meant for people
+// inspecting a queue, not for consumers, who acknowledge.
 func (q *Queue) DeleteMessage(id string) error {
-	seq, found, err := q.findMessage(id)
-	if err != nil {
-		return err
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.deleted {
 		return errNoQueue()
 	}
 	q.advance(q.e.clock.Now().UnixNano())
-	var m *message
-	if found {
-		m = q.msgs.get(seq)
-	}
+	m := q.findMessageLocked(id)
 	if m == nil {
 		return ErrMessageMissing(q.name, id)
 	}
 	// The store first: a delete it did not record is not done.
 	top := q.seqToSave(m.seq)
-	err = q.e.store.update(func(tx *buntdb.Tx) error {
+	err := q.e.store.update(func(tx recordTx) error {
 		if err := q.e.store.deleteMessageTx(tx, q.keyspace, m.seq); err != nil {
 			return err
 		}
@@ -175,24 +165,15 @@ func (q *Queue) DeleteMessage(id string) error {
 	return nil
 }
 
-// findMessage looks through the queue's stored records for the message
-// with the given id. It takes no queue lock: sequence numbers are never
-// reused, so the caller checks that the message is still there.
-func (q *Queue) findMessage(id string) (seq uint64, found bool, err error) {
-	prefix := recordPrefix(messagePrefix, q.keyspace)
-	err = q.e.store.db.View(func(tx *buntdb.Tx) error {
-		return tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
-			if !strings.HasPrefix(k, prefix) {
-				return false
-			}
-			if recordID(v) != id {
-				return true
-			}
-			seq, found = parseSeq(k)
-			return !found
-		})
-	})
-	return seq, found, err
+// findMessageLocked looks through the queue's messages for the one with
+// the given id.
+func (q *Queue) findMessageLocked(id string) *message {
+	for _, m := range q.msgs.ordered() {
+		if recordID(m.rec) == id {
+			return m
+		}
+	}
+	return nil
 }
 
 // recordID reads the id of a stored message record, as appendMessage

@@ -3,8 +3,6 @@ package engine
 import (
 	"strconv"
 	"strings"
-
-	"github.com/tidwall/buntdb"
 )
 
 // Keys: "q:ACCOUNT:REGION:NAME" holds a queue (stores written before
@@ -85,7 +83,7 @@ func parseSeq(key string) (uint64, bool) {
 // migrateKeysTx moves the records of a queue stored before queues had
 // numbers, under "m:ID:SEQ" and "s:ID:SEQ" with SEQ 16 hex digits, to its
 // keyspace.
-func migrateKeysTx(tx *buntdb.Tx, id, keyspace string) error {
+func migrateKeysTx(tx recordTx, id, keyspace string) error {
 	for _, prefix := range []string{messagePrefix, statePrefix} {
 		old := prefix + id + ":"
 		keys, err := keysWithPrefix(tx, old)
@@ -97,11 +95,11 @@ func migrateKeysTx(tx *buntdb.Tx, id, keyspace string) error {
 			if err != nil {
 				continue
 			}
-			v, err := tx.Delete(k)
+			v, _, err := tx.delete(k)
 			if err != nil {
 				return err
 			}
-			if _, _, err := tx.Set(recordKey(prefix, keyspace, seq), v, nil); err != nil {
+			if err := tx.set(recordKey(prefix, keyspace, seq), v); err != nil {
 				return err
 			}
 		}

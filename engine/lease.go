@@ -2,8 +2,6 @@ package engine
 
 import (
 	"slices"
-
-	"github.com/tidwall/buntdb"
 )
 
 // Acknowledge deletes the messages whose current deliveries the handles
@@ -47,7 +45,7 @@ func (q *Queue) acknowledge(handles []string, inFlightOnly bool) []error {
 	}
 	// The store first: a delete it did not record is not done.
 	seq := q.seqToSave(topSeq(gone))
-	err := q.e.store.update(func(tx *buntdb.Tx) error {
+	err := q.e.store.update(func(tx recordTx) error {
 		for _, m := range gone {
 			if err := q.e.store.deleteMessageTx(tx, q.keyspace, m.seq); err != nil {
 				return err
@@ -144,7 +142,7 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 	}
 	// The store first, from what each message will be: memory changes only
 	// once the store holds the change.
-	err := q.e.store.update(func(tx *buntdb.Tx) error {
+	err := q.e.store.update(func(tx recordTx) error {
 		for _, p := range planned {
 			next := *p.m
 			next.visibleAt, next.state = p.end, p.state

@@ -73,22 +73,22 @@ const (
 	stateInFlight              // leased
 )
 
-// message is the in-memory index entry of a stored message. The body and
-// attributes are not in it but in the store's record, read on delivery, so
-// the index stays small whatever the message size (buntdb keeps records in
-// memory too, in both modes).
+// message is the in-memory index entry of a stored message, one per
+// message: keep it small. Its body and attributes are in rec, the encoded
+// immutable record (appendMessage's form), read on delivery; a file store
+// holds the same string, not a copy.
 type message struct {
 	seq            uint64
-	size           int   // stored bytes of body and attributes
+	rec            string
 	sentAt         int64 // unix nanoseconds, like every instant below
 	visibleAt      int64
 	expireAt       int64
 	receivedAt     int64 // start of the current lease, for the 12-hour cap
 	firstReceiveAt int64
-	receiveCount   int
+	receiveCount   int32 // 32 bits, to pack with the bytes below
 	state          uint8
-	token          [tokenLen]byte // current delivery's receipt token; zero before any
 	gone           bool           // deleted, expired, purged or moved: its heap entries are stale
+	token          [tokenLen]byte // current delivery's receipt token; zero before any
 	group          *group         // its message group, if it has one
 	link           link[message]  // place in the queue's or its group's ready list
 }

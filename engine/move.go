@@ -2,8 +2,6 @@ package engine
 
 import (
 	"time"
-
-	"github.com/tidwall/buntdb"
 )
 
 // How a message arrives in a queue from another.
@@ -26,7 +24,8 @@ const (
 
 // adopt moves messages that src has already taken out of its index into q,
 // in one store transaction, with their bodies and attributes. When the store
-// cannot record the move, src gets them back as they were.
+// cannot record the move, src gets them back as they were. A purge or
+// deletion of src meanwhile leaves them be: they had left it already.
 func (q *Queue) adopt(src *Queue, moved []*message, how arrival) int {
 	n, err := q.adoptOnce(src, moved, how)
 	if err != nil {
@@ -43,19 +42,15 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 	q.samplePartitionsLocked(now)
 	var adopted []*message
 	srcSeq := src.seqToSave(topSeq(moved))
-	err := q.e.store.update(func(tx *buntdb.Tx) error {
+	err := q.e.store.update(func(tx recordTx) error {
 		for _, old := range moved {
-			raw, err := tx.Get(messageKey(src.keyspace, old.seq))
-			if err != nil {
-				continue // purged or deleted meanwhile
-			}
 			if err := q.e.store.deleteMessageTx(tx, src.keyspace, old.seq); err != nil {
 				return err
 			}
 			if q.deleted {
 				continue
 			}
-			rec, err := decodeMessage(raw)
+			rec, err := decodeMessage(old.rec)
 			if err != nil {
 				continue
 			}
@@ -83,11 +78,10 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 			if rec.GroupID != "" {
 				m.group = q.groupLocked(rec.GroupID)
 			}
-			size, err := q.e.store.putMessageTx(tx, q.keyspace, m, &rec, &q.scratch)
-			if err != nil {
+			encodeMessage(m, &rec, &q.scratch)
+			if err := q.e.store.putMessageTx(tx, q.keyspace, m, &q.scratch); err != nil {
 				return err
 			}
-			m.size = size
 			adopted = append(adopted, m)
 		}
 		return src.putSeqTx(tx, srcSeq)

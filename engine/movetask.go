@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/tidwall/buntdb"
 )
 
 // Move task states.
@@ -195,7 +193,7 @@ func (e *Engine) CancelMoveTask(handle string) (int64, error) {
 	if !t.halted {
 		next := t.MoveTask
 		next.Status = TaskCancelling
-		if err := e.store.update(func(tx *buntdb.Tx) error { return putTaskTx(tx, next) }); err != nil {
+		if err := e.store.update(func(tx recordTx) error { return putTaskTx(tx, next) }); err != nil {
 			return 0, err
 		}
 	}
@@ -234,16 +232,15 @@ func (e *Engine) saveTaskLocked(t *moveTask) error {
 	if t.halted {
 		return nil
 	}
-	return e.store.update(func(tx *buntdb.Tx) error { return putTaskTx(tx, t.MoveTask) })
+	return e.store.update(func(tx recordTx) error { return putTaskTx(tx, t.MoveTask) })
 }
 
-func putTaskTx(tx *buntdb.Tx, t MoveTask) error {
+func putTaskTx(tx recordTx, t MoveTask) error {
 	b, err := json.Marshal(t)
 	if err != nil {
 		return err
 	}
-	_, _, err = tx.Set(moveTaskPrefix+t.Handle, string(b), nil)
-	return err
+	return tx.set(moveTaskPrefix+t.Handle, string(b))
 }
 
 // loadTasks reads the stored tasks and resumes the running ones; a task
@@ -251,11 +248,8 @@ func putTaskTx(tx *buntdb.Tx, t MoveTask) error {
 func (e *Engine) loadTasks() error {
 	e.tasks.byHandle = map[string]*moveTask{}
 	var tasks []*moveTask
-	err := e.store.db.View(func(tx *buntdb.Tx) error {
-		return tx.AscendGreaterOrEqual("", moveTaskPrefix, func(k, v string) bool {
-			if !strings.HasPrefix(k, moveTaskPrefix) {
-				return false
-			}
+	err := e.store.view(func(tx recordTx) error {
+		return tx.ascend(moveTaskPrefix, func(k, v string) bool {
 			t := &moveTask{}
 			if err := json.Unmarshal([]byte(v), &t.MoveTask); err != nil {
 				e.log.Error("skipping unreadable move task", "key", k, "err", err)
@@ -393,7 +387,7 @@ func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, st
 		}
 		target := destinationArn
 		if target == "" {
-			rec, err := src.recordLocked(m)
+			rec, err := decodeMessage(m.rec)
 			if err != nil || rec.DeadLetterSourceArn == "" {
 				reason = "The message has no source queue to return to; give a DestinationArn."
 				break
@@ -418,18 +412,4 @@ func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, st
 		moved += b.to.adopt(src, b.msgs, redriven)
 	}
 	return moved, reason
-}
-
-// recordLocked reads m's stored record.
-func (q *Queue) recordLocked(m *message) (Message, error) {
-	var rec Message
-	err := q.e.store.db.View(func(tx *buntdb.Tx) error {
-		raw, err := tx.Get(messageKey(q.keyspace, m.seq))
-		if err != nil {
-			return err
-		}
-		rec, err = decodeMessage(raw)
-		return err
-	})
-	return rec, err
 }

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/tidwall/buntdb"
 )
 
 // mtWait bounds, in real time, how long a test waits for a task's goroutine
@@ -1007,7 +1006,7 @@ func TestMoveTaskOldHandleAcrossRestart(t *testing.T) {
 	mtDeadLetter(t, clk, src)
 	old := base64.StdEncoding.EncodeToString([]byte("0f5d2b4e-5d0c-4a53-9f0b-2a1c3e4d5f60|" + dlq.Arn()))
 	stored := MoveTask{Handle: old, SourceArn: dlq.Arn(), MaxPerSecond: 1, Status: TaskRunning, ToMove: 3, Started: clk.Now().UnixMilli()}
-	if err := e.store.update(func(tx *buntdb.Tx) error { return putTaskTx(tx, stored) }); err != nil {
+	if err := e.store.update(func(tx recordTx) error { return putTaskTx(tx, stored) }); err != nil {
 		t.Fatal(err)
 	}
 	e = reopen(t, e, path, clk)

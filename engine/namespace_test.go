@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/tidwall/buntdb"
 )
 
 var (
@@ -84,16 +82,15 @@ func TestOldStoreMovesToDefaultNamespace(t *testing.T) {
 	sendBodies(t, q, "kept")
 	rec := q.record()
 	rec.Account, rec.Region = "", ""
-	err := e.store.db.Update(func(tx *buntdb.Tx) error {
-		if _, err := tx.Delete(queueKey(e.DefaultNamespace(), "old")); err != nil {
+	err := e.store.update(func(tx recordTx) error {
+		if _, _, err := tx.delete(queueKey(e.DefaultNamespace(), "old")); err != nil {
 			return err
 		}
 		b, err := json.Marshal(rec)
 		if err != nil {
 			return err
 		}
-		_, _, err = tx.Set(oldQueueKey("old"), string(b), nil)
-		return err
+		return tx.set(oldQueueKey("old"), string(b))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -104,14 +101,16 @@ func TestOldStoreMovesToDefaultNamespace(t *testing.T) {
 		t.Fatalf("namespace %+v", q.Namespace())
 	}
 	recvOne(t, q, ReceiveOptions{}, "kept")
-	err = e.store.db.View(func(tx *buntdb.Tx) error {
-		if _, err := tx.Get(oldQueueKey("old")); err != buntdb.ErrNotFound {
+	err = e.store.view(func(tx recordTx) error {
+		if _, ok, err := tx.get(oldQueueKey("old")); ok || err != nil {
 			t.Errorf("the old key is still there: %v", err)
 		}
-		_, err := tx.Get(queueKey(e.DefaultNamespace(), "old"))
-		return err
+		if _, ok, err := tx.get(queueKey(e.DefaultNamespace(), "old")); !ok || err != nil {
+			t.Errorf("the new key is missing: %v", err)
+		}
+		return nil
 	})
 	if err != nil {
-		t.Fatalf("the new key: %v", err)
+		t.Fatal(err)
 	}
 }

@@ -45,7 +45,7 @@ func mustQueue(t *testing.T, e *Engine, name string) *Queue {
 func storedKeys(t *testing.T, e *Engine, q *Queue) int {
 	t.Helper()
 	n := 0
-	err := e.store.db.View(func(tx *buntdb.Tx) error {
+	err := e.store.view(func(tx recordTx) error {
 		for _, prefix := range []string{messagePrefix, statePrefix} {
 			keys, err := keysWithPrefix(tx, recordPrefix(prefix, q.keyspace))
 			if err != nil {
@@ -284,12 +284,14 @@ func TestStoreDeleteQueueKeepsNewerRecord(t *testing.T) {
 	if err := e.store.deleteQueue(e.DefaultNamespace(), "x", old.id, old.keyspace); err != nil {
 		t.Fatal(err)
 	}
-	err := e.store.db.View(func(tx *buntdb.Tx) error {
-		_, err := tx.Get(queueKey(e.DefaultNamespace(), "x"))
-		return err
+	err := e.store.view(func(tx recordTx) error {
+		if _, ok, err := tx.get(queueKey(e.DefaultNamespace(), "x")); !ok || err != nil {
+			t.Errorf("the newer queue's record is gone: %v", err)
+		}
+		return nil
 	})
 	if err != nil {
-		t.Errorf("the newer queue's record: %v", err)
+		t.Fatal(err)
 	}
 }
 

@@ -4,13 +4,11 @@ import (
 	"cmp"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/tidwall/buntdb"
 )
 
 // Queue is one queue. Its settings are read without locks through an atomic
@@ -269,7 +267,7 @@ func (q *Queue) emptyLocked(lastPurge time.Time) error {
 		rec.LastPurge = lastPurge.UnixNano()
 	}
 	seq := q.seqToSave(q.seq.Load()) // sequence numbers go on increasing
-	err := q.e.store.update(func(tx *buntdb.Tx) error {
+	err := q.e.store.update(func(tx recordTx) error {
 		if err := deleteMessagesTx(tx, q.keyspace); err != nil {
 			return err
 		}
@@ -306,7 +304,7 @@ func (q *Queue) clearLocked() {
 // insertLocked indexes a new m by its state.
 func (q *Queue) insertLocked(m *message) {
 	q.msgs.put(m)
-	q.stats.storedBytes += int64(m.size)
+	q.stats.storedBytes += int64(len(m.rec))
 	if m.group != nil {
 		m.group.members++
 	}
@@ -401,7 +399,7 @@ func (q *Queue) removeLocked(m *message) {
 	q.unstateLocked(m)
 	m.gone = true
 	q.msgs.remove(m.seq)
-	q.stats.storedBytes -= int64(m.size)
+	q.stats.storedBytes -= int64(len(m.rec))
 	q.stats.removed++
 	if g := m.group; g != nil {
 		g.members--
@@ -474,7 +472,7 @@ func (q *Queue) advance(now int64) {
 		// An expired message is gone whether or not the store forgets it now:
 		// one left behind by a failed write expires again when loaded.
 		seq := q.seqToSave(topSeq(expired))
-		err := q.e.store.update(func(tx *buntdb.Tx) error {
+		err := q.e.store.update(func(tx recordTx) error {
 			for _, m := range expired {
 				if err := q.e.store.deleteMessageTx(tx, q.keyspace, m.seq); err != nil {
 					return err
@@ -491,24 +489,21 @@ func (q *Queue) advance(now int64) {
 // loadMessages rebuilds the in-memory index from the store.
 func (q *Queue) loadMessages(now int64) error {
 	prefix := recordPrefix(statePrefix, q.keyspace)
-	return q.e.store.db.View(func(tx *buntdb.Tx) error {
+	return q.e.store.view(func(tx recordTx) error {
 		if err := q.loadSeqTx(tx); err != nil {
 			return err
 		}
-		return tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
-			if !strings.HasPrefix(k, prefix) {
-				return false
-			}
+		return tx.ascend(prefix, func(k, v string) bool {
 			seq, ok := parseSeq(k)
 			if !ok {
 				return true
 			}
-			body, err := tx.Get(messageKey(q.keyspace, seq))
-			if err != nil {
+			body, ok, err := tx.get(messageKey(q.keyspace, seq))
+			if !ok || err != nil {
 				q.e.log.Warn("state without message record", "key", k)
 				return true
 			}
-			m := &message{size: len(body)}
+			m := &message{rec: body} // the string buntdb holds
 			rec, err := decodeMessage(body)
 			if err != nil {
 				q.e.log.Error("skipping unreadable message", "key", k, "err", err)

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/tidwall/buntdb"
 )
 
 // ReceiveOptions shape one receive. Nil fields take the queue's setting.
@@ -128,7 +127,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *
 		if m == nil {
 			break
 		}
-		if dlq != nil && m.receiveCount >= a.RedrivePolicy.MaxReceiveCount {
+		if dlq != nil && int(m.receiveCount) >= a.RedrivePolicy.MaxReceiveCount {
 			q.removeLocked(m)
 			dead = append(dead, m)
 			continue
@@ -213,19 +212,14 @@ func (q *Queue) recordAttemptLocked(id string, picked []*message, now int64) {
 	q.attempts.add(id, at)
 }
 
-// loadDeliveries records the new leases and reads the messages' records in
+// loadDeliveries reads the messages' records and records the new leases in
 // one store transaction.
 func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	out := make([]Delivery, 0, len(picked))
 	var missing []*message
-	err := q.e.store.update(func(tx *buntdb.Tx) error {
+	err := q.e.store.update(func(tx recordTx) error {
 		for _, m := range picked {
-			raw, err := tx.Get(messageKey(q.keyspace, m.seq))
-			if err != nil {
-				missing = append(missing, m)
-				continue
-			}
-			rec, err := decodeMessage(raw)
+			rec, err := decodeMessage(m.rec)
 			if err != nil {
 				q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
 				missing = append(missing, m)
@@ -237,7 +231,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 			out = append(out, Delivery{
 				Message:         rec,
 				ReceiptHandle:   encodeReceiptHandle(q.uuid, m.seq, m.token),
-				ReceiveCount:    m.receiveCount,
+				ReceiveCount:    int(m.receiveCount),
 				FirstReceivedAt: time.Unix(0, m.firstReceiveAt),
 			})
 		}
@@ -255,7 +249,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 // lease is what a receive changes in a message, kept to undo it.
 type lease struct {
 	token                                 [tokenLen]byte
-	receiveCount                          int
+	receiveCount                          int32
 	firstReceiveAt, receivedAt, visibleAt int64
 }
 

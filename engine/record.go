@@ -156,7 +156,7 @@ func decodeState(s string, m *message) error {
 	m.expireAt = r.int()
 	m.receivedAt = r.int()
 	m.firstReceiveAt = r.int()
-	m.receiveCount = int(r.uint())
+	m.receiveCount = int32(r.uint())
 	if tok := r.string(); len(tok) == tokenLen {
 		copy(m.token[:], tok)
 	} else if r.err == nil {

@@ -7,8 +7,6 @@ package engine
 
 import (
 	"time"
-
-	"github.com/tidwall/buntdb"
 )
 
 // keptKeys survive a reset: the store's format marker, queue numbers,
@@ -68,7 +66,7 @@ func (q *Queue) reset() error {
 // their messages' records, and move tasks.
 type world struct {
 	queues  []*Queue
-	records [][]loadedMessage // by queue
+	records [][]*message // by queue
 	tasks   []*moveTask
 }
 
@@ -124,18 +122,18 @@ func (e *Engine) replace(next *world) error {
 		lastNum++
 		q.num, q.keyspace = lastNum, keyspaceOf(lastNum)
 	}
-	err := e.store.update(func(tx *buntdb.Tx) error {
+	err := e.store.update(func(tx recordTx) error {
 		kept := map[string]string{}
 		for _, k := range keptKeys {
-			if v, err := tx.Get(k); err == nil {
+			if v, ok, _ := tx.get(k); ok {
 				kept[k] = v
 			}
 		}
-		if err := tx.DeleteAll(); err != nil {
+		if err := tx.deleteAll(); err != nil {
 			return err
 		}
 		for k, v := range kept {
-			if _, _, err := tx.Set(k, v, nil); err != nil {
+			if err := tx.set(k, v); err != nil {
 				return err
 			}
 		}
@@ -184,9 +182,9 @@ func (e *Engine) replace(next *world) error {
 	}
 	e.tasks.mu.Unlock()
 	if len(late) > 0 {
-		err := e.store.update(func(tx *buntdb.Tx) error {
+		err := e.store.update(func(tx recordTx) error {
 			for _, h := range late {
-				if err := deleteKey(tx, moveTaskPrefix+h); err != nil {
+				if _, _, err := tx.delete(moveTaskPrefix + h); err != nil {
 					return err
 				}
 			}

@@ -3,8 +3,6 @@ package engine
 import (
 	"crypto/md5"
 	"encoding/hex"
-
-	"github.com/tidwall/buntdb"
 )
 
 // Send stores messages, each checked on its own: a bad message gets its
@@ -83,16 +81,15 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 			p.m.visibleAt = now.UnixNano() + int64(delay)*1e9
 		}
 		p.rec.SentAt = now
+		encodeMessage(p.m, &p.rec, &q.scratch)
 		stored = append(stored, *p)
 	}
 	batch = stored
-	err := q.e.store.update(func(tx *buntdb.Tx) error {
+	err := q.e.store.update(func(tx recordTx) error {
 		for _, p := range batch {
-			size, err := q.e.store.putMessageTx(tx, q.keyspace, p.m, &p.rec, &q.scratch)
-			if err != nil {
+			if err := q.e.store.putMessageTx(tx, q.keyspace, p.m, &q.scratch); err != nil {
 				return err
 			}
-			p.m.size = size
 		}
 		return nil
 	})

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"strconv"
-
-	"github.com/tidwall/buntdb"
 )
 
 // Sequence numbers only ever increase per queue, across restarts too: a
@@ -26,17 +24,16 @@ func (q *Queue) seqToSave(top uint64) uint64 {
 }
 
 // putSeqTx raises the stored counter to n, unless n is 0.
-func (q *Queue) putSeqTx(tx *buntdb.Tx, n uint64) error {
+func (q *Queue) putSeqTx(tx recordTx, n uint64) error {
 	if n == 0 {
 		return nil
 	}
-	if v, err := tx.Get(seqKey(q.keyspace)); err == nil {
+	if v, ok, _ := tx.get(seqKey(q.keyspace)); ok {
 		if stored, err := strconv.ParseUint(v, 10, 64); err == nil && stored >= n {
 			return nil
 		}
 	}
-	_, _, err := tx.Set(seqKey(q.keyspace), strconv.FormatUint(n, 10), nil)
-	return err
+	return tx.set(seqKey(q.keyspace), strconv.FormatUint(n, 10))
 }
 
 // savedSeq records that the store holds at least counter n, once the
@@ -60,12 +57,9 @@ func topSeq(msgs []*message) uint64 {
 }
 
 // loadSeqTx reads the stored counter into the queue.
-func (q *Queue) loadSeqTx(tx *buntdb.Tx) error {
-	v, err := tx.Get(seqKey(q.keyspace))
-	if err == buntdb.ErrNotFound {
-		return nil
-	}
-	if err != nil {
+func (q *Queue) loadSeqTx(tx recordTx) error {
+	v, ok, err := tx.get(seqKey(q.keyspace))
+	if !ok || err != nil {
 		return err
 	}
 	n, err := strconv.ParseUint(v, 10, 64)

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-
-	"github.com/tidwall/buntdb"
 )
 
 // clockOffsetKey keeps an OffsetClock's offset across restarts: deadlines in
@@ -191,9 +189,8 @@ func (e *Engine) runDueBatches(t *moveTask) (time.Duration, bool) {
 
 // saveOffset records the clock's offset in the store.
 func (e *Engine) saveOffset(d time.Duration) error {
-	return e.store.update(func(tx *buntdb.Tx) error {
-		_, _, err := tx.Set(clockOffsetKey, strconv.FormatInt(int64(d), 10), nil)
-		return err
+	return e.store.update(func(tx recordTx) error {
+		return tx.set(clockOffsetKey, strconv.FormatInt(int64(d), 10))
 	})
 }
 
@@ -203,12 +200,9 @@ func (e *Engine) restoreOffset() error {
 	if !ok {
 		return nil
 	}
-	return e.store.db.View(func(tx *buntdb.Tx) error {
-		v, err := tx.Get(clockOffsetKey)
-		if err == buntdb.ErrNotFound {
-			return nil
-		}
-		if err != nil {
+	return e.store.view(func(tx recordTx) error {
+		v, ok, err := tx.get(clockOffsetKey)
+		if !ok || err != nil {
 			return err
 		}
 		n, err := strconv.ParseInt(v, 10, 64)

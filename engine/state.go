@@ -10,13 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/tidwall/buntdb"
 )
 
 // State is everything an engine holds: its queues with their messages, and
@@ -129,23 +129,13 @@ func (q *Queue) state() (QueueState, error) {
 		}
 		qs.Subscription = &sub
 	}
-	err := q.e.store.db.View(func(tx *buntdb.Tx) error {
-		for _, m := range q.msgs.ordered() {
-			raw, err := tx.Get(messageKey(q.keyspace, m.seq))
-			if err != nil {
-				continue
-			}
-			rec, err := decodeMessage(raw)
-			if err != nil {
-				q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
-				continue
-			}
-			qs.Messages = append(qs.Messages, messageState(m, rec))
+	for _, m := range q.msgs.ordered() {
+		rec, err := decodeMessage(m.rec)
+		if err != nil {
+			q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		return QueueState{}, ErrInternalFailure(fmt.Sprintf("reading queue %s: %v", q.name, err))
+		qs.Messages = append(qs.Messages, messageState(m, rec))
 	}
 	for key, d := range q.dedup.entries {
 		ds := DeduplicationState{DeduplicationID: key, MessageID: d.messageID, SequenceNumber: d.sequenceNumber, ExpiresAt: utcNanos(d.expires)}
@@ -162,7 +152,7 @@ func (q *Queue) state() (QueueState, error) {
 
 func messageState(m *message, rec Message) MessageState {
 	rec.SentAt = utc(rec.SentAt)
-	ms := MessageState{Message: rec, Status: MessageVisible, ExpiresAt: utcNanos(m.expireAt), ReceiveCount: m.receiveCount}
+	ms := MessageState{Message: rec, Status: MessageVisible, ExpiresAt: utcNanos(m.expireAt), ReceiveCount: int(m.receiveCount)}
 	switch m.state {
 	case stateInFlight:
 		ms.Status = MessageInFlight
@@ -216,12 +206,6 @@ func (e *Engine) Load(s *State) error {
 	}
 	e.subscriptionsChanged(append(before, w.queues...)...)
 	return nil
-}
-
-// loadedMessage is a message of a loaded state with its record.
-type loadedMessage struct {
-	m   *message
-	rec Message
 }
 
 // stateError places a rule a state breaks.
@@ -322,7 +306,7 @@ func (a QueueAttributes) asUpdate() AttributeUpdate {
 	return u
 }
 
-func (e *Engine) buildQueue(qs *QueueState, now time.Time, settings func(Namespace, string) (QueueAttributes, bool)) (*Queue, []loadedMessage, error) {
+func (e *Engine) buildQueue(qs *QueueState, now time.Time, settings func(Namespace, string) (QueueAttributes, bool)) (*Queue, []*message, error) {
 	a := qs.Attributes
 	ns := e.Namespace(qs.Account, qs.Region)
 	if err := e.checkRedrive(ns.Arn(qs.Name), a.RedrivePolicy, a.FifoQueue, settings); err != nil {
@@ -376,11 +360,11 @@ func (e *Engine) buildQueue(qs *QueueState, now time.Time, settings func(Namespa
 	}
 	last := qs.LastSequence
 	if len(msgs) > 0 {
-		last = max(last, msgs[len(msgs)-1].m.seq)
+		last = max(last, msgs[len(msgs)-1].seq)
 	}
 	q.seq.Store(last)
-	for _, lm := range msgs {
-		q.insertLocked(lm.m)
+	for _, m := range msgs {
+		q.insertLocked(m)
 	}
 	return q, msgs, nil
 }
@@ -396,9 +380,9 @@ func orNow(t, now time.Time) time.Time {
 // entries. On a FIFO queue the sequence numbers must rise; elsewhere the
 // messages are numbered in the order given, up to lastSeq, so that the
 // store's highest number is the queue's.
-func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.Time) ([]loadedMessage, error) {
+func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.Time) ([]*message, error) {
 	a := q.Attributes()
-	out := make([]loadedMessage, 0, len(in))
+	out := make([]*message, 0, len(in))
 	ids := map[string]bool{}
 	var seq uint64
 	if !a.FifoQueue {
@@ -439,7 +423,7 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 			rec.SequenceNumber = formatSequenceNumber(seq)
 		}
 		rec.SentAt = orNow(rec.SentAt, now)
-		m := &message{seq: seq, sentAt: rec.SentAt.UnixNano(), receiveCount: ms.ReceiveCount}
+		m := &message{seq: seq, sentAt: rec.SentAt.UnixNano(), receiveCount: int32(ms.ReceiveCount)}
 		m.expireAt = rec.SentAt.UnixNano() + int64(a.MessageRetentionPeriod)*1e9
 		if !ms.ExpiresAt.IsZero() {
 			m.expireAt = ms.ExpiresAt.UnixNano()
@@ -450,8 +434,8 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 		if rec.GroupID != "" {
 			m.group = q.groupLocked(rec.GroupID)
 		}
-		m.size = len(appendMessage(nil, &rec))
-		out = append(out, loadedMessage{m: m, rec: rec})
+		m.rec = string(appendMessage(nil, &rec))
+		out = append(out, m)
 	}
 	return out, nil
 }
@@ -512,6 +496,9 @@ func (q *Queue) checkStoredMessage(rec *Message, a QueueAttributes) error {
 func (q *Queue) placeMessage(m *message, ms MessageState, now time.Time) error {
 	if ms.ReceiveCount < 0 {
 		return ErrInvalidState("", "receiveCount may not be negative")
+	}
+	if ms.ReceiveCount > math.MaxInt32 {
+		return ErrInvalidState("", fmt.Sprintf("receiveCount may not be above %d", math.MaxInt32))
 	}
 	switch {
 	case ms.ReceiveCount > 0 && ms.FirstReceivedAt.IsZero():
@@ -627,13 +614,13 @@ func validArn(arn string) bool {
 
 // writeWorldTx stores a loaded state's queues, messages and tasks, each
 // queue's sequence counter, and the last queue number given out.
-func (e *Engine) writeWorldTx(tx *buntdb.Tx, w *world, lastNum uint64) error {
+func (e *Engine) writeWorldTx(tx recordTx, w *world, lastNum uint64) error {
 	for i, q := range w.queues {
 		if err := putQueueTx(tx, q.record()); err != nil {
 			return err
 		}
-		for _, lm := range w.records[i] {
-			if _, err := e.store.putMessageTx(tx, q.keyspace, lm.m, &lm.rec, &q.scratch); err != nil {
+		for _, m := range w.records[i] {
+			if err := e.store.putMessageTx(tx, q.keyspace, m, &q.scratch); err != nil {
 				return err
 			}
 		}
@@ -647,6 +634,5 @@ func (e *Engine) writeWorldTx(tx *buntdb.Tx, w *world, lastNum uint64) error {
 			return err
 		}
 	}
-	_, _, err := tx.Set(lastNumKey, strconv.FormatUint(lastNum, 10), nil)
-	return err
+	return tx.set(lastNumKey, strconv.FormatUint(lastNum, 10))
 }

@@ -92,7 +92,7 @@ func (e *Engine) LookupQueueIn(ns Namespace, ref string) (*Queue, error) {
 
 func (q *Queue) countEnqueuedLocked(m *message) {
 	q.stats.enqueued++
-	q.stats.bytesEnqueued += int64(m.size)
+	q.stats.bytesEnqueued += int64(len(m.rec))
 }
 
 // slugEncoding is Crockford's base32 in lower case, without padding.

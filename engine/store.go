@@ -2,13 +2,9 @@ package engine
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
-
-	"github.com/tidwall/buntdb"
 )
 
 // FsyncPolicy says how often the store's file is flushed to disk. Every
@@ -40,18 +36,44 @@ func (p FsyncPolicy) String() string {
 	return [...]string{"everysec", "always", "never"}[p]
 }
 
-// store is the durable record of queues and messages. A message has an
-// immutable record and a state record; the state records exist only to
-// bring leases and delays back after a restart, so a store in memory, which
-// has no restart, does not write them.
+// store is the durable record of queues and messages, over records: a
+// buntdb file (storefile.go) or, with no file, a small map (storemem.go). A
+// message has an immutable record, which its index entry holds too, and a
+// state record; both exist only to bring messages back after a restart, so
+// a store in memory, which has no restart, writes neither: its map holds
+// only queues, counters, keys and move tasks.
 type store struct {
-	db      *buntdb.DB
-	durable bool       // backed by a file
-	lock    *storeLock // keeps the file to this process
+	kv      records
+	durable bool // backed by a file
 	log     *slog.Logger
 	// failWrites, when set, is asked before every write transaction; an
 	// error it returns fails the write as a full disk would.
 	failWrites func() error
+}
+
+// records are ordered string keys and their values, changed in atomic
+// transactions.
+type records interface {
+	// update runs fn as one transaction: when fn fails, none of its writes
+	// stay.
+	update(fn func(tx recordTx) error) error
+	// view runs fn, which only reads.
+	view(fn func(tx recordTx) error) error
+	close() error
+}
+
+// recordTx reads and writes records within one transaction.
+type recordTx interface {
+	// get returns key's value and whether key is there.
+	get(key string) (string, bool, error)
+	set(key, value string) error
+	// delete removes key and returns the value it had, if it was there.
+	delete(key string) (string, bool, error)
+	// ascend calls fn with the keys that start with prefix, in order, and
+	// their values, until fn returns false. fn must not write.
+	ascend(prefix string, fn func(key, value string) bool) error
+	// deleteAll removes every record.
+	deleteAll() error
 }
 
 // errStoreWrite is what a caller is told of a change the store could not
@@ -60,52 +82,43 @@ func errStoreWrite() error {
 	return ErrInternalFailure("the store refused a write")
 }
 
-// update runs fn as one write transaction. When it fails, buntdb has rolled
-// the transaction back, so the store is as it was: callers then leave their
+// update runs fn as one write transaction. When it fails, the transaction
+// is rolled back, so the store is as it was: callers then leave their
 // memory as it was too, and answer ErrInternal. Every write of the engine
 // goes through here.
-func (s *store) update(fn func(tx *buntdb.Tx) error) error {
+func (s *store) update(fn func(tx recordTx) error) error {
 	if s.failWrites != nil {
 		if err := s.failWrites(); err != nil {
 			s.log.Error("store write failed", "err", err)
 			return errStoreWrite()
 		}
 	}
-	if err := s.db.Update(fn); err != nil {
+	if err := s.kv.update(fn); err != nil {
 		s.log.Error("store write failed", "err", err)
 		return errStoreWrite()
 	}
 	return nil
 }
 
+// view runs fn over the store's records, reading only.
+func (s *store) view(fn func(tx recordTx) error) error { return s.kv.view(fn) }
+
+// openStore opens the store in the file at path, or one in memory for "".
 func openStore(path string, fsync FsyncPolicy, log *slog.Logger, failWrites func() error) (*store, error) {
+	s := &store{log: log, failWrites: failWrites}
 	if path == "" {
-		path = ":memory:"
+		s.kv = newMemRecords()
+		return s, nil
 	}
-	db, lock, err := openDB(path)
+	kv, err := openFileRecords(path, fsync)
 	if err != nil {
 		return nil, err
 	}
-	var cfg buntdb.Config
-	if err := db.ReadConfig(&cfg); err != nil {
-		db.Close()
-		lock.release()
-		return nil, err
-	}
-	cfg.SyncPolicy = map[FsyncPolicy]buntdb.SyncPolicy{
-		FsyncAlways:      buntdb.Always,
-		FsyncEverySecond: buntdb.EverySecond,
-		FsyncNever:       buntdb.Never,
-	}[fsync]
-	if err := db.SetConfig(cfg); err != nil {
-		db.Close()
-		lock.release()
-		return nil, err
-	}
-	return &store{db: db, durable: path != ":memory:", lock: lock, log: log, failWrites: failWrites}, nil
+	s.kv, s.durable = kv, true
+	return s, nil
 }
 
-func (s *store) close() error { return errors.Join(s.db.Close(), s.lock.release()) }
+func (s *store) close() error { return s.kv.close() }
 
 // queueRecord is a queue as stored.
 type queueRecord struct {
@@ -134,8 +147,8 @@ func (r *queueRecord) namespace() Namespace { return Namespace{Account: r.Accoun
 func (s *store) placeQueue(rec *queueRecord, ns Namespace) error {
 	placed := *rec
 	placed.Account, placed.Region = ns.Account, ns.Region
-	return s.update(func(tx *buntdb.Tx) error {
-		if err := deleteKey(tx, oldQueueKey(rec.Name)); err != nil {
+	return s.update(func(tx recordTx) error {
+		if _, _, err := tx.delete(oldQueueKey(rec.Name)); err != nil {
 			return err
 		}
 		return putQueueTx(tx, &placed)
@@ -143,27 +156,26 @@ func (s *store) placeQueue(rec *queueRecord, ns Namespace) error {
 }
 
 func (s *store) putQueue(rec *queueRecord) error {
-	return s.update(func(tx *buntdb.Tx) error { return putQueueTx(tx, rec) })
+	return s.update(func(tx recordTx) error { return putQueueTx(tx, rec) })
 }
 
-func putQueueTx(tx *buntdb.Tx, rec *queueRecord) error {
+func putQueueTx(tx recordTx, rec *queueRecord) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	_, _, err = tx.Set(queueKey(rec.namespace(), rec.Name), string(b), nil)
-	return err
+	return tx.set(queueKey(rec.namespace(), rec.Name), string(b))
 }
 
 // createQueue stores a new queue and the counter its number came from.
 func (s *store) createQueue(rec *queueRecord) error {
-	return s.update(func(tx *buntdb.Tx) error { return putNumberedQueueTx(tx, rec) })
+	return s.update(func(tx recordTx) error { return putNumberedQueueTx(tx, rec) })
 }
 
 // numberQueue stores the number given to a queue stored before queues had
 // numbers, and moves its messages to its keyspace, in one transaction.
 func (s *store) numberQueue(rec *queueRecord) error {
-	return s.update(func(tx *buntdb.Tx) error {
+	return s.update(func(tx recordTx) error {
 		if err := migrateKeysTx(tx, rec.ID, keyspaceOf(rec.Num)); err != nil {
 			return err
 		}
@@ -171,23 +183,19 @@ func (s *store) numberQueue(rec *queueRecord) error {
 	})
 }
 
-func putNumberedQueueTx(tx *buntdb.Tx, rec *queueRecord) error {
+func putNumberedQueueTx(tx recordTx, rec *queueRecord) error {
 	if err := putQueueTx(tx, rec); err != nil {
 		return err
 	}
-	_, _, err := tx.Set(lastNumKey, strconv.FormatUint(rec.Num, 10), nil)
-	return err
+	return tx.set(lastNumKey, strconv.FormatUint(rec.Num, 10))
 }
 
 // lastNum reads the highest queue number ever given out.
 func (s *store) lastNum() (uint64, error) {
 	var n uint64
-	err := s.db.View(func(tx *buntdb.Tx) error {
-		v, err := tx.Get(lastNumKey)
-		if err == buntdb.ErrNotFound {
-			return nil
-		}
-		if err != nil {
+	err := s.view(func(tx recordTx) error {
+		v, ok, err := tx.get(lastNumKey)
+		if !ok || err != nil {
 			return err
 		}
 		n, err = strconv.ParseUint(v, 10, 64)
@@ -197,12 +205,9 @@ func (s *store) lastNum() (uint64, error) {
 }
 
 // keysWithPrefix lists the keys that start with prefix.
-func keysWithPrefix(tx *buntdb.Tx, prefix string) ([]string, error) {
+func keysWithPrefix(tx recordTx, prefix string) ([]string, error) {
 	var keys []string
-	err := tx.AscendGreaterOrEqual("", prefix, func(k, _ string) bool {
-		if !strings.HasPrefix(k, prefix) {
-			return false
-		}
+	err := tx.ascend(prefix, func(k, _ string) bool {
 		keys = append(keys, k)
 		return true
 	})
@@ -210,14 +215,14 @@ func keysWithPrefix(tx *buntdb.Tx, prefix string) ([]string, error) {
 }
 
 // deleteMessagesTx removes every message record in a keyspace.
-func deleteMessagesTx(tx *buntdb.Tx, keyspace string) error {
+func deleteMessagesTx(tx recordTx, keyspace string) error {
 	for _, prefix := range []string{messagePrefix, statePrefix} {
 		keys, err := keysWithPrefix(tx, recordPrefix(prefix, keyspace))
 		if err != nil {
 			return err
 		}
 		for _, k := range keys {
-			if _, err := tx.Delete(k); err != nil && err != buntdb.ErrNotFound {
+			if _, _, err := tx.delete(k); err != nil {
 				return err
 			}
 		}
@@ -228,61 +233,61 @@ func deleteMessagesTx(tx *buntdb.Tx, keyspace string) error {
 // deleteQueue removes a queue's record, unless a queue of the same name
 // created since holds it now, and the queue's messages.
 func (s *store) deleteQueue(ns Namespace, name, id, keyspace string) error {
-	return s.update(func(tx *buntdb.Tx) error {
-		v, err := tx.Get(queueKey(ns, name))
-		switch {
-		case err == buntdb.ErrNotFound:
-		case err != nil:
+	return s.update(func(tx recordTx) error {
+		v, ok, err := tx.get(queueKey(ns, name))
+		if err != nil {
 			return err
-		default:
+		}
+		if ok {
 			var rec queueRecord
 			if json.Unmarshal([]byte(v), &rec) != nil || rec.ID == id {
-				if err := deleteKey(tx, queueKey(ns, name)); err != nil {
+				if _, _, err := tx.delete(queueKey(ns, name)); err != nil {
 					return err
 				}
 			}
 		}
-		if err := deleteKey(tx, seqKey(keyspace)); err != nil {
+		if _, _, err := tx.delete(seqKey(keyspace)); err != nil {
 			return err
 		}
 		return deleteMessagesTx(tx, keyspace)
 	})
 }
 
-func deleteKey(tx *buntdb.Tx, key string) error {
-	if _, err := tx.Delete(key); err != nil && err != buntdb.ErrNotFound {
-		return err
-	}
-	return nil
+// encodeMessage makes rec m's immutable record, which m keeps.
+func encodeMessage(m *message, rec *Message, scratch *[]byte) {
+	*scratch = appendMessage((*scratch)[:0], rec)
+	m.rec = string(*scratch)
 }
 
-// putMessageTx stores a new message's records and returns the stored size.
-func (s *store) putMessageTx(tx *buntdb.Tx, keyspace string, m *message, rec *Message, scratch *[]byte) (int, error) {
-	*scratch = appendMessage((*scratch)[:0], rec)
-	body := string(*scratch)
-	if _, _, err := tx.Set(messageKey(keyspace, m.seq), body, nil); err != nil {
-		return 0, err
+// putMessageTx stores a new message's records, when there is a restart to
+// survive. The store keeps m.rec itself, not a copy.
+func (s *store) putMessageTx(tx recordTx, keyspace string, m *message, scratch *[]byte) error {
+	if !s.durable {
+		return nil
 	}
-	return len(body), s.putStateTx(tx, keyspace, m, scratch)
+	if err := tx.set(messageKey(keyspace, m.seq), m.rec); err != nil {
+		return err
+	}
+	return s.putStateTx(tx, keyspace, m, scratch)
 }
 
 // putStateTx records a message's state, when there is a restart to survive.
-func (s *store) putStateTx(tx *buntdb.Tx, keyspace string, m *message, scratch *[]byte) error {
+func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]byte) error {
 	if !s.durable {
 		return nil
 	}
 	*scratch = appendState((*scratch)[:0], m)
-	_, _, err := tx.Set(stateKey(keyspace, m.seq), string(*scratch), nil)
-	return err
+	return tx.set(stateKey(keyspace, m.seq), string(*scratch))
 }
 
 // deleteMessageTx removes a message's records.
-func (s *store) deleteMessageTx(tx *buntdb.Tx, keyspace string, seq uint64) error {
-	if err := deleteKey(tx, messageKey(keyspace, seq)); err != nil {
-		return err
-	}
+func (s *store) deleteMessageTx(tx recordTx, keyspace string, seq uint64) error {
 	if !s.durable {
 		return nil
 	}
-	return deleteKey(tx, stateKey(keyspace, seq))
+	if _, _, err := tx.delete(messageKey(keyspace, seq)); err != nil {
+		return err
+	}
+	_, _, err := tx.delete(stateKey(keyspace, seq))
+	return err
 }

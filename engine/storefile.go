@@ -28,36 +28,99 @@ const formatRecord = "*3\r\n$3\r\nset\r\n$8\r\n" + formatKey + "\r\n$1\r\n" + fo
 // first record's key, however large the file.
 const storeHead = 4096
 
-// openDB opens the buntdb file at path for this process alone, or an
-// in-memory db for ":memory:". It refuses, without changing it, a file that
-// is not a minisqs store, since buntdb's loader would take such a file for
-// a store with a torn tail and truncate it; and it refuses a store another
-// process has open, since two writers would overwrite each other. The lock
-// it returns, nil in memory, is released when the db is closed.
-func openDB(path string) (*buntdb.DB, *storeLock, error) {
-	if path == ":memory:" {
-		db, err := buntdb.Open(path)
-		return db, nil, err
-	}
+// fileRecords keeps a store's records in a buntdb file, which buntdb
+// keeps in memory too, with the lock that keeps it to this process.
+type fileRecords struct {
+	db   *buntdb.DB
+	lock *storeLock
+}
+
+// openFileRecords opens the store at path for this process alone. It
+// refuses, without changing it, a file that is not a minisqs store, since
+// buntdb's loader would take such a file for a store with a torn tail and
+// truncate it; and it refuses a store another process has open, since two
+// writers would overwrite each other.
+func openFileRecords(path string, fsync FsyncPolicy) (*fileRecords, error) {
 	if err := checkStoreFile(path); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	lock, err := lockStore(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	db, err := buntdb.Open(path)
 	if err == nil {
-		if err = markStore(db); err != nil {
+		if err = configure(db, fsync); err == nil {
+			err = markStore(db)
+		}
+		if err != nil {
 			db.Close()
 		}
 	}
 	if err != nil {
 		lock.release()
-		return nil, nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	return db, lock, nil
+	return &fileRecords{db: db, lock: lock}, nil
 }
+
+// configure sets db's sync policy to fsync.
+func configure(db *buntdb.DB, fsync FsyncPolicy) error {
+	var cfg buntdb.Config
+	if err := db.ReadConfig(&cfg); err != nil {
+		return err
+	}
+	cfg.SyncPolicy = map[FsyncPolicy]buntdb.SyncPolicy{
+		FsyncAlways:      buntdb.Always,
+		FsyncEverySecond: buntdb.EverySecond,
+		FsyncNever:       buntdb.Never,
+	}[fsync]
+	return db.SetConfig(cfg)
+}
+
+func (r *fileRecords) update(fn func(tx recordTx) error) error {
+	return r.db.Update(func(tx *buntdb.Tx) error { return fn(buntTx{tx}) })
+}
+
+func (r *fileRecords) view(fn func(tx recordTx) error) error {
+	return r.db.View(func(tx *buntdb.Tx) error { return fn(buntTx{tx}) })
+}
+
+// close flushes the file and gives up the lock.
+func (r *fileRecords) close() error { return errors.Join(r.db.Close(), r.lock.release()) }
+
+// buntTx is a recordTx over a buntdb transaction. buntdb keeps the strings
+// it is given, so a message's record is shared with its index entry.
+type buntTx struct{ tx *buntdb.Tx }
+
+func (t buntTx) get(key string) (string, bool, error) {
+	v, err := t.tx.Get(key)
+	if err == buntdb.ErrNotFound {
+		return "", false, nil
+	}
+	return v, err == nil, err
+}
+
+func (t buntTx) set(key, value string) error {
+	_, _, err := t.tx.Set(key, value, nil)
+	return err
+}
+
+func (t buntTx) delete(key string) (string, bool, error) {
+	v, err := t.tx.Delete(key)
+	if err == buntdb.ErrNotFound {
+		return "", false, nil
+	}
+	return v, err == nil, err
+}
+
+func (t buntTx) ascend(prefix string, fn func(key, value string) bool) error {
+	return t.tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
+		return strings.HasPrefix(k, prefix) && fn(k, v)
+	})
+}
+
+func (t buntTx) deleteAll() error { return t.tx.DeleteAll() }
 
 // checkStoreFile accepts a missing or empty file and a minisqs store: one
 // whose first record is buntdb's set or del of a minisqs key, or the start

@@ -140,7 +140,7 @@ func TestOpenOldStore(t *testing.T) {
 
 	e := openAt(t, path, NewManualClock(testStart))
 	mustQueue(t, e, "old")
-	if err := e.store.db.Shrink(); err != nil {
+	if err := e.store.kv.(*fileRecords).db.Shrink(); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {

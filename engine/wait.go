@@ -8,8 +8,6 @@ import (
 	"context"
 	"strings"
 	"time"
-
-	"github.com/tidwall/buntdb"
 )
 
 // WaitCondition is what Wait waits for. Exactly one of its fields is set.
@@ -54,10 +52,9 @@ func (q *Queue) Wait(ctx context.Context, c WaitCondition) (Counts, bool, error)
 		now := q.e.clock.Now().UnixNano()
 		q.advance(now)
 		counts := Counts{Visible: q.visible, InFlight: q.inFlight, Delayed: q.delayed}
-		met, err := q.holdsLocked(c, counts)
-		if err != nil || met {
+		if q.holdsLocked(c, counts) {
 			q.mu.Unlock()
-			return counts, met, err
+			return counts, true, nil
 		}
 		changed := q.changed
 		q.watching++
@@ -116,14 +113,14 @@ func (q *Queue) nextDeadlineLocked() int64 {
 	return next
 }
 
-func (q *Queue) holdsLocked(c WaitCondition, n Counts) (bool, error) {
+func (q *Queue) holdsLocked(c WaitCondition, n Counts) bool {
 	switch {
 	case c.Visible != nil:
-		return n.Visible >= *c.Visible, nil
+		return n.Visible >= *c.Visible
 	case c.InFlight != nil:
-		return n.InFlight >= *c.InFlight, nil
+		return n.InFlight >= *c.InFlight
 	case c.Empty:
-		return n == Counts{}, nil
+		return n == Counts{}
 	}
 	return q.bodyContainsLocked(c.BodyContains)
 }
@@ -131,27 +128,15 @@ func (q *Queue) holdsLocked(c WaitCondition, n Counts) (bool, error) {
 // bodyContainsLocked reads the bodies of the visible and in-flight messages
 // until one contains text. It reads the whole queue in the worst case: a
 // wait on a body is for the small queues of a test.
-func (q *Queue) bodyContainsLocked(text string) (bool, error) {
-	found := false
-	err := q.e.store.db.View(func(tx *buntdb.Tx) error {
-		for _, m := range q.msgs.ordered() {
-			if m.state == stateDelayed {
-				continue
-			}
-			raw, err := tx.Get(messageKey(q.keyspace, m.seq))
-			if err != nil {
-				continue
-			}
-			rec, err := decodeMessage(raw)
-			if err == nil && strings.Contains(rec.Body, text) {
-				found = true
-				return nil
-			}
+func (q *Queue) bodyContainsLocked(text string) bool {
+	for _, m := range q.msgs.ordered() {
+		if m.state == stateDelayed {
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		return false, ErrInternalFailure("reading messages: " + err.Error())
+		rec, err := decodeMessage(m.rec)
+		if err == nil && strings.Contains(rec.Body, text) {
+			return true
+		}
 	}
-	return found, nil
+	return false
 }
