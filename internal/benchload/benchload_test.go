@@ -27,7 +27,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.mode != "memory" || cfg.msgs != 4000 || cfg.cpuMsgs != 50000 || cfg.idle != 10*time.Second {
+	if cfg.mode != "memory" || cfg.msgs != 4000 || cfg.cpuMsgs != 50000 || cfg.idle != 10*time.Second || cfg.deep != 1_000_000 || !cfg.table {
 		t.Errorf("defaults: %+v", cfg)
 	}
 
@@ -41,12 +41,21 @@ func TestParseFlags(t *testing.T) {
 	if cfg, err = parseFlags(append(base, "-msgs", "50"), getenv); err != nil || cfg.msgs != 50 {
 		t.Errorf("a flag over the environment: msgs %d, %v; want 50", cfg.msgs, err)
 	}
+	if cfg, err = parseFlags(append(base, "-deep", "0"), getenv); err != nil || cfg.deep != 0 {
+		t.Errorf("-deep 0: deep %d, %v; want 0, the deep queue skipped", cfg.deep, err)
+	}
+	if cfg, err = parseFlags(append(base, "-table=false", "-deep", "60000"), getenv); err != nil || cfg.table || cfg.deep != 60000 {
+		t.Errorf("-table=false -deep 60000: table %v, deep %d, %v", cfg.table, cfg.deep, err)
+	}
 
 	for _, bad := range [][]string{
 		{"-floor", "f"},
 		append(base, "-mode", "disk"),
 		append(base, "-msgs", "15"),
 		append(base, "-cpu-msgs", "0"),
+		append(base, "-deep", "15"),
+		append(base, "-deep", "1000"), // fewer than -cpu-msgs
+		append(base, "-table=false", "-deep", "0"),
 		append(base, "extra"),
 	} {
 		if _, err := parseFlags(bad, getenv); err == nil {
@@ -97,7 +106,7 @@ func TestWriteTable(t *testing.T) {
 	}
 	var out bytes.Buffer
 	writeTable(&out, cfg, res)
-	rows := tableRows(t, out.String())
+	rows := tableRows(t, out.String(), "phase")
 	want := map[string][]string{
 		"send, per msg":                {"15,000", "10,000", "1.50x", "<= 20k", "yes", "4.00", "2.00", "2.00x"},
 		"receive + delete, per msg":    {"50,000", "20,000", "2.50x", "<= 40k", "no", "8.00", "4.00", "2.00x"},
@@ -115,7 +124,7 @@ func TestWriteTable(t *testing.T) {
 	res.instr = nil
 	out.Reset()
 	writeTable(&out, cfg, res)
-	if got := tableRows(t, out.String())["send, per msg"]; !slices.Equal(got, []string{"-", "-", "-", "<= 20k", "-", "4.00", "2.00", "2.00x"}) {
+	if got := tableRows(t, out.String(), "phase")["send, per msg"]; !slices.Equal(got, []string{"-", "-", "-", "<= 20k", "-", "4.00", "2.00", "2.00x"}) {
 		t.Errorf("send without valgrind: %q\n%s", got, out.String())
 	}
 	if !strings.Contains(out.String(), "instructions: skipped") {
@@ -123,12 +132,13 @@ func TestWriteTable(t *testing.T) {
 	}
 }
 
-// tableRows reads the table's rows by label, checking that every line of
-// it, headings too, is as wide as the others: the columns are aligned.
-func tableRows(t *testing.T, text string) map[string][]string {
+// tableRows reads the rows by label of the table whose header begins with
+// first, checking that every line of it, headings too, is as wide as the
+// others: the columns are aligned.
+func tableRows(t *testing.T, text, first string) map[string][]string {
 	t.Helper()
 	lines := strings.Split(text, "\n")
-	start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "phase ") })
+	start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, first+" ") })
 	if start < 1 {
 		t.Fatalf("no table:\n%s", text)
 	}
@@ -236,5 +246,55 @@ func TestCallgrindMeter(t *testing.T) {
 	// phase would be tens a message.
 	if got := f["send"]; got < 1000 || got > 10_000_000 {
 		t.Errorf("floor's send: %v instructions a message, want thousands", got)
+	}
+}
+
+func TestWriteDeep(t *testing.T) {
+	cfg := config{deep: 1_000_000, cpuMsgs: 50000}
+	memory := deepFigures{fill: 40 * time.Second, rss: 300 << 20, receive: 39, shallow: 30}
+	db := deepFigures{fill: 50 * time.Second, rss: 400 << 20, fileSize: 420 << 20, open: 1500 * time.Millisecond, openRSS: 500 << 20, receive: 50, shallow: 40}
+	var out bytes.Buffer
+	writeDeep(&out, cfg, memory, db)
+	rows := tableRows(t, out.String(), "measure")
+	want := map[string][]string{
+		"fill, messages/s":                          {"25,000", "20,000", "-", "-"},
+		"RSS after the fill, MB":                    {"300", "400", "<= 350 in memory", "yes"},
+		"file, MB":                                  {"-", "420", "-", "-"},
+		"restart to first answer, s":                {"-", "1.50", "<= 1", "no"},
+		"RSS after the restart, MB":                 {"-", "500", "-", "-"},
+		"receive + delete at the depth, CPU µs/msg": {"39.00", "50.00", "-", "-"},
+		"receive + delete at 1,000, CPU µs/msg":     {"30.00", "40.00", "-", "-"},
+		"ratio":                                     {"1.30x", "1.25x", "<= 1.3x", "yes"},
+	}
+	if !maps.EqualFunc(rows, want, slices.Equal) {
+		t.Errorf("rows %q, want %q:\n%s", rows, want, out.String())
+	}
+}
+
+// TestDeepWithoutValgrind fills a small deep queue in both modes and
+// checks that each figure was measured: the restarts on the --db file
+// found every message.
+func TestDeepWithoutValgrind(t *testing.T) {
+	minisqs, floor := binaries(t)
+	b, err := newBench(config{minisqs: minisqs, floor: floor, mode: "memory", cpuMsgs: 1200, deep: 2000}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	memory, db, err := b.measureDeep(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []deepFigures{memory, db} {
+		if f.fill <= 0 || f.rss <= 0 || f.receive < 0 || f.shallow < 0 {
+			t.Errorf("figures %+v: a fill, an RSS and receives measured", f)
+		}
+	}
+	if memory.fileSize != 0 || memory.open != 0 {
+		t.Errorf("in memory: file %d, open %v; want neither", memory.fileSize, memory.open)
+	}
+	// 2,000 messages of 200 bytes take more than 400 kB of file.
+	if db.fileSize < 2000*200 || db.open <= 0 || db.openRSS <= 0 {
+		t.Errorf("with --db: file %d bytes, open %v, RSS %d; want all measured", db.fileSize, db.open, db.openRSS)
 	}
 }

@@ -7,11 +7,14 @@
 // instructions the server executes under valgrind's callgrind, and the CPU
 // time (user + system) the kernel counts for it without valgrind. It then
 // runs the cycle with minisqs in its other storage mode, to compare a
-// --db file with memory.
+// --db file with memory. Last, it fills a queue with -deep messages (a
+// million by default) in each mode and reports the server's RSS, the time
+// a restart on the --db file takes to answer, and what a receive costs at
+// that depth against a shallow queue.
 //
 // Usage:
 //
-//	benchload -minisqs BIN -floor BIN [-mode memory|db] [-msgs N] [-cpu-msgs N] [-idle 10s]
+//	benchload -minisqs BIN -floor BIN [-mode memory|db] [-msgs N] [-cpu-msgs N] [-idle 10s] [-deep N] [-table=false]
 package main
 
 import (
@@ -44,6 +47,8 @@ type config struct {
 	msgs           int    // messages in each phase under callgrind
 	cpuMsgs        int    // messages in each phase without valgrind
 	idle           time.Duration
+	deep           int  // messages of the deep queue; 0 skips it
+	table          bool // measure the main table
 	// valgrind and callgrindControl are the tools' paths; with either
 	// empty, the instruction columns are skipped.
 	valgrind, callgrindControl string
@@ -64,6 +69,8 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	msgs := fs.String("msgs", envOr(getenv, msgsEnv, "4000"), "messages in each phase under callgrind, a multiple of 10 (default from "+msgsEnv+")")
 	cpuMsgs := fs.String("cpu-msgs", envOr(getenv, cpuMsgsEnv, "50000"), "messages in each phase for the CPU time, a multiple of 10 (default from "+cpuMsgsEnv+")")
 	fs.DurationVar(&cfg.idle, "idle", 10*time.Second, "how long the idle phase lasts")
+	deep := fs.String("deep", "1000000", "messages in the deep queue, a multiple of 10 and at least -cpu-msgs; 0 skips it")
+	fs.BoolVar(&cfg.table, "table", true, "measure the main table; false runs the deep queue alone")
 	fs.StringVar(&cfg.valgrind, "valgrind", lookPath("valgrind"), "valgrind; empty skips the instruction counts")
 	fs.StringVar(&cfg.callgrindControl, "callgrind-control", lookPath("callgrind_control"), "callgrind_control, which comes with valgrind")
 	if err := fs.Parse(args); err != nil {
@@ -84,6 +91,17 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	}
 	if cfg.cpuMsgs, err = batches("-cpu-msgs", *cpuMsgs); err != nil {
 		return config{}, err
+	}
+	if *deep != "0" {
+		if cfg.deep, err = batches("-deep", *deep); err != nil {
+			return config{}, err
+		}
+		if cfg.deep < cfg.cpuMsgs {
+			return config{}, fmt.Errorf("-deep %d: the receives at that depth take -cpu-msgs, %d", cfg.deep, cfg.cpuMsgs)
+		}
+	}
+	if !cfg.table && cfg.deep == 0 {
+		return config{}, fmt.Errorf("-table=false with -deep 0 measures nothing")
 	}
 	return cfg, nil
 }
@@ -115,17 +133,26 @@ func batches(name, s string) (int, error) {
 }
 
 // run measures every server in every phase and writes the table to out,
-// and its progress to log.
+// then the deep queue's figures, and its progress to log.
 func run(ctx context.Context, cfg config, out, log io.Writer) error {
 	b, err := newBench(cfg, log)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	res, err := b.measureAll(ctx)
-	if err != nil {
-		return err
+	if cfg.table {
+		res, err := b.measureAll(ctx)
+		if err != nil {
+			return err
+		}
+		writeTable(out, cfg, res)
 	}
-	writeTable(out, cfg, res)
+	if cfg.deep > 0 {
+		memory, db, err := b.measureDeep(ctx)
+		if err != nil {
+			return err
+		}
+		writeDeep(out, cfg, memory, db)
+	}
 	return nil
 }

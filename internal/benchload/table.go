@@ -61,38 +61,19 @@ func writeTable(w io.Writer, cfg config, res results) {
 	}
 	add(otherLabel, otherName, all[2])
 
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for i, cell := range row {
-			widths[i] = max(widths[i], len([]rune(cell)))
-		}
-	}
-	const gap = "   "
-	line := func(row []string) string {
-		var b strings.Builder
-		for i, cell := range row {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(cell)))
-			switch {
-			case i == 0:
-				b.WriteString(cell + pad)
-			default:
-				b.WriteString(gap + pad + cell)
-			}
-		}
-		return strings.TrimRight(b.String(), " ")
-	}
+	widths := columnWidths(rows)
 	// Headings over the two groups of columns: instructions (1 to 5) and
 	// CPU time (6 to 8).
 	instrAt := widths[0]
 	cpuAt := instrAt
 	for _, wd := range widths[1:6] {
-		cpuAt += len(gap) + wd
+		cpuAt += len(columnGap) + wd
 	}
-	heading := fmt.Sprintf("%-*s%s", instrAt+len(gap), "", "user-space instructions (callgrind)")
-	heading = fmt.Sprintf("%-*s%s", cpuAt+len(gap), heading, "server CPU µs, user+system (/proc)")
+	heading := fmt.Sprintf("%-*s%s", instrAt+len(columnGap), "", "user-space instructions (callgrind)")
+	heading = fmt.Sprintf("%-*s%s", cpuAt+len(columnGap), heading, "server CPU µs, user+system (/proc)")
 	fmt.Fprintln(w, heading)
 	for _, row := range rows {
-		fmt.Fprintln(w, line(row))
+		fmt.Fprintln(w, alignedLine(row, widths))
 	}
 
 	memory, db := mainName, otherName
@@ -112,6 +93,35 @@ send: SendMessageBatch of 10 messages of 200 B; receive + delete: ReceiveMessage
 DeleteMessageBatch of 10; cycle: both on one batch; idle: no requests, figures in total.
 Instructions count user space only; CPU time comes from /proc/PID/stat in 10 ms ticks.
 `)
+}
+
+// columnGap separates a table's columns.
+const columnGap = "   "
+
+// columnWidths are the widths, in runes, of rows' columns.
+func columnWidths(rows [][]string) []int {
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], len([]rune(cell)))
+		}
+	}
+	return widths
+}
+
+// alignedLine is one row of a table: the first column aligned left, the
+// others right, each to its width.
+func alignedLine(row []string, widths []int) string {
+	var b strings.Builder
+	for i, cell := range row {
+		pad := strings.Repeat(" ", widths[i]-len([]rune(cell)))
+		if i == 0 {
+			b.WriteString(cell + pad)
+		} else {
+			b.WriteString(columnGap + pad + cell)
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
 }
 
 // count is n rounded, with thousands separated.
