@@ -499,14 +499,22 @@ func (q *Queue) advance(now int64) {
 	}
 }
 
-// loadMessages rebuilds the in-memory index from the store.
+// loadMessages rebuilds the in-memory index from the store. Message and
+// state records both sort by sequence number, so one pass over each pairs
+// them, with no lookup a message; a record is read for what the index
+// keeps alone.
 func (q *Queue) loadMessages(now int64) error {
-	prefix := recordPrefix(statePrefix, q.keyspace)
 	return q.e.store.db.View(func(tx *buntdb.Tx) error {
 		if err := q.loadSeqTx(tx); err != nil {
 			return err
 		}
-		return tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
+		states, err := stateRecordsTx(tx, q.keyspace)
+		if err != nil {
+			return err
+		}
+		prefix := recordPrefix(messagePrefix, q.keyspace)
+		next := 0 // the first of states not yet paired with a message
+		err = tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
 			if !strings.HasPrefix(k, prefix) {
 				return false
 			}
@@ -514,25 +522,32 @@ func (q *Queue) loadMessages(now int64) error {
 			if !ok {
 				return true
 			}
-			body, err := tx.Get(messageKey(q.keyspace, seq))
-			if err != nil {
-				q.e.log.Warn("state without message record", "key", k)
-				return true
+			for ; next < len(states) && states[next].seq < seq; next++ {
+				q.e.log.Warn("state without message record", "key", stateKey(q.keyspace, states[next].seq))
 			}
-			m := &message{size: len(body)}
-			rec, err := decodeMessage(body)
-			if err != nil {
+			state := ""
+			if next < len(states) && states[next].seq == seq {
+				state = states[next].v
+				next++
+			}
+			m := &message{seq: seq}
+			group, sent, err := decodeIndex(v, m)
+			switch {
+			case err != nil:
 				q.e.log.Error("skipping unreadable message", "key", k, "err", err)
 				return true
-			}
-			if rec.GroupID != "" {
-				m.group = q.groupLocked(rec.GroupID)
-			}
-			if err := decodeState(v, m); err != nil {
-				q.e.log.Error("skipping unreadable message state", "key", k, "err", err)
+			case state != "":
+				if err := decodeState(state, m); err != nil {
+					q.e.log.Error("skipping unreadable message state", "key", k, "err", err)
+					return true
+				}
+			case !sent:
+				q.e.log.Warn("message record without state", "key", k)
 				return true
 			}
-			m.seq = seq
+			if group != "" {
+				m.group = q.groupLocked(group)
+			}
 			if seq > q.seq.Load() {
 				q.seq.Store(seq)
 			}
@@ -542,5 +557,32 @@ func (q *Queue) loadMessages(now int64) error {
 			q.insertLocked(m)
 			return true
 		})
+		for _, st := range states[next:] {
+			q.e.log.Warn("state without message record", "key", stateKey(q.keyspace, st.seq))
+		}
+		return err
 	})
+}
+
+// storedState is a state record as loadMessages pairs it.
+type storedState struct {
+	seq uint64
+	v   string
+}
+
+// stateRecordsTx lists a keyspace's state records in key order, which is
+// the order of their sequence numbers.
+func stateRecordsTx(tx *buntdb.Tx, keyspace string) ([]storedState, error) {
+	prefix := recordPrefix(statePrefix, keyspace)
+	var states []storedState
+	err := tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
+		if !strings.HasPrefix(k, prefix) {
+			return false
+		}
+		if seq, ok := parseSeq(k); ok {
+			states = append(states, storedState{seq, v})
+		}
+		return true
+	})
+	return states, err
 }

@@ -256,14 +256,22 @@ func deleteKey(tx *buntdb.Tx, key string) error {
 	return nil
 }
 
-// putMessageTx stores a new message's records and returns the stored size.
+// putMessageTx stores a new message's records and returns the stored size,
+// that of the message record without the sent state at its end.
 func (s *store) putMessageTx(tx *buntdb.Tx, keyspace string, m *message, rec *Message, scratch *[]byte) (int, error) {
 	*scratch = appendMessage((*scratch)[:0], rec)
-	body := string(*scratch)
-	if _, _, err := tx.Set(messageKey(keyspace, m.seq), body, nil); err != nil {
+	size := len(*scratch)
+	sent := s.durable && sentState(m, rec)
+	if sent {
+		*scratch = appendSentState(*scratch, m)
+	}
+	if _, _, err := tx.Set(messageKey(keyspace, m.seq), string(*scratch), nil); err != nil {
 		return 0, err
 	}
-	return len(body), s.putStateTx(tx, keyspace, m, scratch)
+	if sent {
+		return size, nil
+	}
+	return size, s.putStateTx(tx, keyspace, m, scratch)
 }
 
 // putStateTx records a message's state, when there is a restart to survive.
