@@ -69,15 +69,25 @@ func appendSeq(b []byte, seq uint64) []byte {
 	return b
 }
 
-// parseSeq reads the SEQ that ends a record key, as recordKey writes it.
+// parseSeq reads the SEQ that ends a record key, as recordKey writes it:
+// its length, then lowercase hex digits with no leading zero. A restart
+// reads every message's key, so it copies nothing.
 func parseSeq(key string) (uint64, bool) {
 	text := key[strings.LastIndexByte(key, ':')+1:]
-	if len(text) < 2 || len(text) > 17 {
+	n := len(text) - 1 // hex digits
+	if n < 1 || n > 16 || text[0] != seqLengths[n] || n > 1 && text[1] == '0' {
 		return 0, false
 	}
-	seq, err := strconv.ParseUint(text[1:], 16, 64)
-	if err != nil || string(appendSeq(nil, seq)) != text {
-		return 0, false
+	var seq uint64
+	for i := 1; i <= n; i++ {
+		switch c := text[i]; {
+		case '0' <= c && c <= '9':
+			seq = seq<<4 | uint64(c-'0')
+		case 'a' <= c && c <= 'f':
+			seq = seq<<4 | uint64(c-'a'+10)
+		default:
+			return 0, false
+		}
 	}
 	return seq, true
 }

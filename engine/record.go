@@ -31,6 +31,11 @@ type recordReader struct {
 }
 
 func (r *recordReader) uint() uint64 {
+	if r.s != "" && r.s[0] < 0x80 { // most lengths, and the load reads many
+		v := uint64(r.s[0])
+		r.s = r.s[1:]
+		return v
+	}
 	var v uint64
 	for i := 0; i < len(r.s) && i < binary.MaxVarintLen64; i++ {
 		c := r.s[i]

@@ -252,7 +252,7 @@ func TestCallgrindMeter(t *testing.T) {
 func TestWriteDeep(t *testing.T) {
 	cfg := config{deep: 1_000_000, cpuMsgs: 50000}
 	memory := deepFigures{fill: 40 * time.Second, rss: 300 << 20, receive: 39, shallow: 30}
-	db := deepFigures{fill: 50 * time.Second, rss: 400 << 20, fileSize: 420 << 20, open: 1500 * time.Millisecond, openRSS: 500 << 20, receive: 50, shallow: 40}
+	db := deepFigures{fill: 50 * time.Second, rss: 400 << 20, fileSize: 420 << 20, open: 1500 * time.Millisecond, openCPU: 1250 * time.Millisecond, openRSS: 500 << 20, receive: 50, shallow: 40}
 	var out bytes.Buffer
 	writeDeep(&out, cfg, memory, db)
 	rows := tableRows(t, out.String(), "measure")
@@ -261,6 +261,7 @@ func TestWriteDeep(t *testing.T) {
 		"RSS after the fill, MB":                    {"300", "400", "<= 350 in memory", "yes"},
 		"file, MB":                                  {"-", "420", "-", "-"},
 		"restart to first answer, s":                {"-", "1.50", "<= 1", "no"},
+		"restart to first answer, CPU s":            {"-", "1.25", "-", "-"},
 		"RSS after the restart, MB":                 {"-", "500", "-", "-"},
 		"receive + delete at the depth, CPU µs/msg": {"39.00", "50.00", "-", "-"},
 		"receive + delete at 1,000, CPU µs/msg":     {"30.00", "40.00", "-", "-"},
@@ -294,7 +295,7 @@ func TestDeepWithoutValgrind(t *testing.T) {
 		t.Errorf("in memory: file %d, open %v; want neither", memory.fileSize, memory.open)
 	}
 	// 2,000 messages of 200 bytes take more than 400 kB of file.
-	if db.fileSize < 2000*200 || db.open <= 0 || db.openRSS <= 0 {
-		t.Errorf("with --db: file %d bytes, open %v, RSS %d; want all measured", db.fileSize, db.open, db.openRSS)
+	if db.fileSize < 2000*200 || db.open <= 0 || db.openCPU < 0 || db.openRSS <= 0 {
+		t.Errorf("with --db: file %d bytes, open %v, CPU %v, RSS %d; want all measured", db.fileSize, db.open, db.openCPU, db.openRSS)
 	}
 }
