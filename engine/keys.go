@@ -9,7 +9,7 @@ import (
 
 // Keys: "q:ACCOUNT:REGION:NAME" holds a queue (stores written before
 // namespaces have "q:NAME", moved to the default namespace when opened); "m:KEYSPACE:SEQ" a message's immutable
-// record and "s:KEYSPACE:SEQ" its state; "c:queues" the last queue number
+// record and "s:KEYSPACE:SEQ" its state, if it has one; "c:queues" the last queue number
 // given out; "c:seq:KEYSPACE" a queue's sequence counter. KEYSPACE is the queue's number in base 36 rather than its
 // 36-character id, and SEQ is hex after one character giving its length,
 // so that keys sort in sending order without leading zeros. Every step down
@@ -34,7 +34,7 @@ func queueKey(ns Namespace, name string) string {
 // oldQueueKey is a queue's key in a store written before namespaces.
 func oldQueueKey(name string) string { return queuePrefix + name }
 
-// messageKey and stateKey name a message's two records.
+// messageKey and stateKey name a message's records.
 func messageKey(keyspace string, seq uint64) string { return recordKey(messagePrefix, keyspace, seq) }
 func stateKey(keyspace string, seq uint64) string   { return recordKey(statePrefix, keyspace, seq) }
 

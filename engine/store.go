@@ -41,9 +41,10 @@ func (p FsyncPolicy) String() string {
 }
 
 // store is the durable record of queues and messages. A message has an
-// immutable record and a state record; the state records exist only to
-// bring leases and delays back after a restart, so a store in memory, which
-// has no restart, does not write them.
+// immutable record and, once its state is not the one it was sent in, a
+// state record (see sentState); the state records exist only to bring
+// leases and delays back after a restart, so a store in memory, which has
+// no restart, does not write them.
 type store struct {
 	db      *buntdb.DB
 	durable bool       // backed by a file

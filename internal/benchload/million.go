@@ -307,9 +307,9 @@ func writeDeep(w io.Writer, cfg config, memory, db deepFigures) {
 	}
 	fmt.Fprintf(w, `
 RSS: VmRSS of /proc/PID/status. Restart: SIGTERM, then from starting the process on the file
-to its first GetQueueAttributes that counts every message; its CPU time, user + system, by
-then. Receive + delete: %s messages,
-ReceiveMessage of 10 then DeleteMessageBatch, on the full queue; at %s, on a queue filled to
-%s and drained, over and over, with only the drains measured.
+to its first GetQueueAttributes that counts every message, and its CPU time, user + system,
+by then. Receive + delete: %s messages, ReceiveMessage of 10 then DeleteMessageBatch, on the
+full queue; at %s, on a queue filled to %s and drained, over and over, with only the drains
+measured.
 `, count(float64(cfg.cpuMsgs)), count(shallowDepth), count(shallowDepth))
 }
