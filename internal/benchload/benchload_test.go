@@ -270,6 +270,17 @@ func TestWriteDeep(t *testing.T) {
 	if !maps.EqualFunc(rows, want, slices.Equal) {
 		t.Errorf("rows %q, want %q:\n%s", rows, want, out.String())
 	}
+
+	// The RSS's and the restart's targets are for a million messages.
+	cfg.deep = 20000
+	out.Reset()
+	writeDeep(&out, cfg, memory, db)
+	rows = tableRows(t, out.String(), "measure")
+	for label, cells := range map[string][]string{"RSS after the fill, MB": {"300", "400", "-", "-"}, "restart to first answer, s": {"-", "1.50", "-", "-"}} {
+		if !slices.Equal(rows[label], cells) {
+			t.Errorf("%d messages, %s: %q, want %q", cfg.deep, label, rows[label], cells)
+		}
+	}
 }
 
 // TestDeepWithoutValgrind fills a small deep queue in both modes and
