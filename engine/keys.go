@@ -7,7 +7,7 @@ import (
 
 // Keys: "q:ACCOUNT:REGION:NAME" holds a queue (stores written before
 // namespaces have "q:NAME", moved to the default namespace when opened); "m:KEYSPACE:SEQ" a message's immutable
-// record and "s:KEYSPACE:SEQ" its state; "c:queues" the last queue number
+// record and "s:KEYSPACE:SEQ" its state, if it has one; "c:queues" the last queue number
 // given out; "c:seq:KEYSPACE" a queue's sequence counter. KEYSPACE is the queue's number in base 36 rather than its
 // 36-character id, and SEQ is hex after one character giving its length,
 // so that keys sort in sending order without leading zeros. Every step down
@@ -32,7 +32,7 @@ func queueKey(ns Namespace, name string) string {
 // oldQueueKey is a queue's key in a store written before namespaces.
 func oldQueueKey(name string) string { return queuePrefix + name }
 
-// messageKey and stateKey name a message's two records.
+// messageKey and stateKey name a message's records.
 func messageKey(keyspace string, seq uint64) string { return recordKey(messagePrefix, keyspace, seq) }
 func stateKey(keyspace string, seq uint64) string   { return recordKey(statePrefix, keyspace, seq) }
 
@@ -67,15 +67,25 @@ func appendSeq(b []byte, seq uint64) []byte {
 	return b
 }
 
-// parseSeq reads the SEQ that ends a record key, as recordKey writes it.
+// parseSeq reads the SEQ that ends a record key, as recordKey writes it:
+// its length, then lowercase hex digits with no leading zero. A restart
+// reads every message's key, so it copies nothing.
 func parseSeq(key string) (uint64, bool) {
 	text := key[strings.LastIndexByte(key, ':')+1:]
-	if len(text) < 2 || len(text) > 17 {
+	n := len(text) - 1 // hex digits
+	if n < 1 || n > 16 || text[0] != seqLengths[n] || n > 1 && text[1] == '0' {
 		return 0, false
 	}
-	seq, err := strconv.ParseUint(text[1:], 16, 64)
-	if err != nil || string(appendSeq(nil, seq)) != text {
-		return 0, false
+	var seq uint64
+	for i := 1; i <= n; i++ {
+		switch c := text[i]; {
+		case '0' <= c && c <= '9':
+			seq = seq<<4 | uint64(c-'0')
+		case 'a' <= c && c <= 'f':
+			seq = seq<<4 | uint64(c-'a'+10)
+		default:
+			return 0, false
+		}
 	}
 	return seq, true
 }

@@ -78,7 +78,7 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 			if rec.GroupID != "" {
 				m.group = q.groupLocked(rec.GroupID)
 			}
-			encodeMessage(m, &rec, &q.scratch)
+			q.e.store.encodeMessage(m, &rec, &q.scratch)
 			if err := q.e.store.putMessageTx(tx, q.keyspace, m, &q.scratch); err != nil {
 				return err
 			}

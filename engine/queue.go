@@ -486,37 +486,51 @@ func (q *Queue) advance(now int64) {
 	}
 }
 
-// loadMessages rebuilds the in-memory index from the store.
+// loadMessages rebuilds the in-memory index from the store. Message and
+// state records both sort by sequence number, so one pass over each pairs
+// them, with no lookup a message; a record is read for what the index
+// keeps alone.
 func (q *Queue) loadMessages(now int64) error {
-	prefix := recordPrefix(statePrefix, q.keyspace)
 	return q.e.store.view(func(tx recordTx) error {
 		if err := q.loadSeqTx(tx); err != nil {
 			return err
 		}
-		return tx.ascend(prefix, func(k, v string) bool {
+		states, err := stateRecordsTx(tx, q.keyspace)
+		if err != nil {
+			return err
+		}
+		next := 0 // the first of states not yet paired with a message
+		err = tx.ascend(recordPrefix(messagePrefix, q.keyspace), func(k, v string) bool {
 			seq, ok := parseSeq(k)
 			if !ok {
 				return true
 			}
-			body, ok, err := tx.get(messageKey(q.keyspace, seq))
-			if !ok || err != nil {
-				q.e.log.Warn("state without message record", "key", k)
-				return true
+			for ; next < len(states) && states[next].seq < seq; next++ {
+				q.e.log.Warn("state without message record", "key", stateKey(q.keyspace, states[next].seq))
 			}
-			m := &message{rec: body} // the string buntdb holds
-			rec, err := decodeMessage(body)
-			if err != nil {
+			state := ""
+			if next < len(states) && states[next].seq == seq {
+				state = states[next].v
+				next++
+			}
+			m := &message{seq: seq, rec: v} // the string the store holds
+			group, sent, err := decodeIndex(v, m)
+			switch {
+			case err != nil:
 				q.e.log.Error("skipping unreadable message", "key", k, "err", err)
 				return true
-			}
-			if rec.GroupID != "" {
-				m.group = q.groupLocked(rec.GroupID)
-			}
-			if err := decodeState(v, m); err != nil {
-				q.e.log.Error("skipping unreadable message state", "key", k, "err", err)
+			case state != "":
+				if err := decodeState(state, m); err != nil {
+					q.e.log.Error("skipping unreadable message state", "key", k, "err", err)
+					return true
+				}
+			case !sent:
+				q.e.log.Warn("message record without state", "key", k)
 				return true
 			}
-			m.seq = seq
+			if group != "" {
+				m.group = q.groupLocked(group)
+			}
 			if seq > q.seq.Load() {
 				q.seq.Store(seq)
 			}
@@ -526,5 +540,28 @@ func (q *Queue) loadMessages(now int64) error {
 			q.insertLocked(m)
 			return true
 		})
+		for _, st := range states[next:] {
+			q.e.log.Warn("state without message record", "key", stateKey(q.keyspace, st.seq))
+		}
+		return err
 	})
+}
+
+// storedState is a state record as loadMessages pairs it.
+type storedState struct {
+	seq uint64
+	v   string
+}
+
+// stateRecordsTx lists a keyspace's state records in key order, which is
+// the order of their sequence numbers.
+func stateRecordsTx(tx recordTx, keyspace string) ([]storedState, error) {
+	var states []storedState
+	err := tx.ascend(recordPrefix(statePrefix, keyspace), func(k, v string) bool {
+		if seq, ok := parseSeq(k); ok {
+			states = append(states, storedState{seq, v})
+		}
+		return true
+	})
+	return states, err
 }

@@ -31,6 +31,11 @@ type recordReader struct {
 }
 
 func (r *recordReader) uint() uint64 {
+	if r.s != "" && r.s[0] < 0x80 { // most lengths, and the load reads many
+		v := uint64(r.s[0])
+		r.s = r.s[1:]
+		return v
+	}
 	var v uint64
 	for i := 0; i < len(r.s) && i < binary.MaxVarintLen64; i++ {
 		c := r.s[i]
@@ -109,6 +114,36 @@ func appendMessage(dst []byte, m *Message) []byte {
 	return w.b
 }
 
+// A message's state has a record of its own only once it is not the state
+// the message was sent in: a message sent to a store file that has never
+// been received needs one record, not two, and the file and its loading
+// are the smaller for it. Its message record then ends with what its
+// state record would hold: the delay it was sent with (0 for none) and
+// when it expires, both from SentAt. Records without that ending, those
+// of a store in memory or written before it, have a state record beside
+// them instead.
+
+// sentState reports whether m is in the state a message is sent in, which
+// appendSentState can write at the end of rec's record.
+func sentState(m *message, rec *Message) bool {
+	sent := m.state == stateReady && m.visibleAt == 0 || m.state == stateDelayed && m.visibleAt > m.sentAt
+	return sent && m.receiveCount == 0 && m.receivedAt == 0 && m.firstReceiveAt == 0 &&
+		m.token == [tokenLen]byte{} && m.sentAt == rec.SentAt.UnixNano()
+}
+
+// appendSentState ends a message record with m's state, which sentState
+// accepts.
+func appendSentState(dst []byte, m *message) []byte {
+	w := recordWriter{b: dst}
+	var delay int64
+	if m.state == stateDelayed {
+		delay = m.visibleAt - m.sentAt
+	}
+	w.int(delay)
+	w.int(m.expireAt - m.sentAt)
+	return w.b
+}
+
 func decodeMessage(s string) (Message, error) {
 	r := recordReader{s: s}
 	var m Message
@@ -127,6 +162,55 @@ func decodeMessage(s string) (Message, error) {
 	m.SentAt = time.Unix(0, r.int())
 	m.DeadLetterSourceArn = r.string()
 	return m, r.err
+}
+
+func skipAttributes(r *recordReader) {
+	n := r.uint()
+	if r.err != nil || n > uint64(len(r.s)) {
+		r.err = errCorruptRecord
+		return
+	}
+	for range 4 * n {
+		r.string()
+	}
+}
+
+// decodeIndex reads what loading a message needs of its record, without
+// copying any of it: its group id and, when the record ends with its sent
+// state, that state into m. sent reports whether it did.
+func decodeIndex(s string, m *message) (group string, sent bool, err error) {
+	r := recordReader{s: s}
+	if r.uint() != recordVersion {
+		return "", false, errCorruptRecord
+	}
+	r.string() // ID
+	r.string() // Body
+	r.string() // MD5OfBody
+	skipAttributes(&r)
+	skipAttributes(&r)
+	r.string() // SenderID
+	group = r.string()
+	r.string() // DeduplicationID
+	r.string() // SequenceNumber
+	sentAt := r.int()
+	r.string() // DeadLetterSourceArn
+	if r.err != nil {
+		return "", false, r.err
+	}
+	if r.s == "" {
+		return group, false, nil
+	}
+	m.sentAt = sentAt
+	if delay := r.int(); delay > 0 {
+		m.state, m.visibleAt = stateDelayed, sentAt+delay
+	} else {
+		m.state, m.visibleAt = stateReady, 0
+	}
+	m.expireAt = sentAt + r.int()
+	if r.err == nil && r.s != "" {
+		r.err = errCorruptRecord
+	}
+	return group, r.err == nil, r.err
 }
 
 // appendState renders the mutable part of a message: what a receive, a

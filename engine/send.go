@@ -81,7 +81,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 			p.m.visibleAt = now.UnixNano() + int64(delay)*1e9
 		}
 		p.rec.SentAt = now
-		encodeMessage(p.m, &p.rec, &q.scratch)
+		q.e.store.encodeMessage(p.m, &p.rec, &q.scratch)
 		stored = append(stored, *p)
 	}
 	batch = stored

@@ -434,7 +434,8 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 		if rec.GroupID != "" {
 			m.group = q.groupLocked(rec.GroupID)
 		}
-		m.rec = string(appendMessage(nil, &rec))
+		var scratch []byte
+		q.e.store.encodeMessage(m, &rec, &scratch)
 		out = append(out, m)
 	}
 	return out, nil

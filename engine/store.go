@@ -38,10 +38,11 @@ func (p FsyncPolicy) String() string {
 
 // store is the durable record of queues and messages, over records: a
 // buntdb file (storefile.go) or, with no file, a small map (storemem.go). A
-// message has an immutable record, which its index entry holds too, and a
-// state record; both exist only to bring messages back after a restart, so
-// a store in memory, which has no restart, writes neither: its map holds
-// only queues, counters, keys and move tasks.
+// message has an immutable record, which its index entry holds too, and,
+// once its state is not the one it was sent in, a state record (see
+// sentState); both exist only to bring messages back after a restart, so a
+// store in memory, which has no restart, writes neither: its map holds only
+// queues, counters, keys and move tasks.
 type store struct {
 	kv      records
 	durable bool // backed by a file
@@ -253,20 +254,29 @@ func (s *store) deleteQueue(ns Namespace, name, id, keyspace string) error {
 	})
 }
 
-// encodeMessage makes rec m's immutable record, which m keeps.
-func encodeMessage(m *message, rec *Message, scratch *[]byte) {
+// encodeMessage makes rec m's immutable record, which m keeps. In a file
+// store, the record of a message in the state it was sent in ends with that
+// state, so that the message needs no state record until it changes.
+func (s *store) encodeMessage(m *message, rec *Message, scratch *[]byte) {
 	*scratch = appendMessage((*scratch)[:0], rec)
+	if s.durable && sentState(m, rec) {
+		*scratch = appendSentState(*scratch, m)
+	}
 	m.rec = string(*scratch)
 }
 
 // putMessageTx stores a new message's records, when there is a restart to
-// survive. The store keeps m.rec itself, not a copy.
+// survive. The store keeps m.rec itself, not a copy; a state record is
+// written only when m.rec does not end with the state (encodeMessage).
 func (s *store) putMessageTx(tx recordTx, keyspace string, m *message, scratch *[]byte) error {
 	if !s.durable {
 		return nil
 	}
 	if err := tx.set(messageKey(keyspace, m.seq), m.rec); err != nil {
 		return err
+	}
+	if _, sent, err := decodeIndex(m.rec, &message{}); err == nil && sent {
+		return nil
 	}
 	return s.putStateTx(tx, keyspace, m, scratch)
 }

@@ -22,7 +22,7 @@ func TestRecordKeysSortBySeq(t *testing.T) {
 	if !slices.IsSorted(keys) {
 		t.Errorf("keys out of sending order: %q", keys)
 	}
-	for _, bad := range []string{"m:z", "m:z:", "m:z:2f", "m:z:1fg", "m:z:x0"} {
+	for _, bad := range []string{"m:z", "m:z:", "m:z:2f", "m:z:1fg", "m:z:x0", "m:z:20f", "m:z:1F", "m:z:0", "m:z:h00000000000000000"} {
 		if seq, ok := parseSeq(bad); ok {
 			t.Errorf("parseSeq(%q) = %d, want a refusal", bad, seq)
 		}

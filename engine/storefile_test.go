@@ -174,3 +174,53 @@ func TestOpenLocksStore(t *testing.T) {
 	}
 	openAt(t, path, clk)
 }
+
+// A format 1 store opens and is marked 2; a store of a format this build
+// does not know is refused and left as it was.
+func TestOpenStoreFormats(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, format string) string {
+		path := filepath.Join(dir, name)
+		db, err := buntdb.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = db.Update(func(tx *buntdb.Tx) error {
+			_, _, err := tx.Set(formatKey, format, nil)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+
+	old := write("old", "1")
+	e := openAt(t, old, NewManualClock(testStart))
+	err := e.store.kv.(*fileRecords).db.View(func(tx *buntdb.Tx) error {
+		v, err := tx.Get(formatKey)
+		if err == nil && v != formatValue {
+			t.Errorf("a format 1 store opened is marked %q, want %q", v, formatValue)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	newer := write("newer", "3")
+	before, err := os.ReadFile(newer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(Options{Path: newer, Clock: NewManualClock(testStart)})
+	if err == nil || !strings.Contains(err.Error(), `format is "3"`) {
+		t.Errorf("opening a format 3 store: %v, want a refusal naming its format", err)
+	}
+	if after, _ := os.ReadFile(newer); !bytes.Equal(after, before) {
+		t.Errorf("the refused store changed:\n%q\nwas\n%q", after, before)
+	}
+}

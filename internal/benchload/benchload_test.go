@@ -27,7 +27,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.mode != "memory" || cfg.msgs != 4000 || cfg.cpuMsgs != 50000 || cfg.idle != 10*time.Second {
+	if cfg.mode != "memory" || cfg.msgs != 4000 || cfg.cpuMsgs != 50000 || cfg.idle != 10*time.Second || cfg.deep != 1_000_000 || !cfg.table {
 		t.Errorf("defaults: %+v", cfg)
 	}
 
@@ -41,12 +41,21 @@ func TestParseFlags(t *testing.T) {
 	if cfg, err = parseFlags(append(base, "-msgs", "50"), getenv); err != nil || cfg.msgs != 50 {
 		t.Errorf("a flag over the environment: msgs %d, %v; want 50", cfg.msgs, err)
 	}
+	if cfg, err = parseFlags(append(base, "-deep", "0"), getenv); err != nil || cfg.deep != 0 {
+		t.Errorf("-deep 0: deep %d, %v; want 0, the deep queue skipped", cfg.deep, err)
+	}
+	if cfg, err = parseFlags(append(base, "-table=false", "-deep", "60000"), getenv); err != nil || cfg.table || cfg.deep != 60000 {
+		t.Errorf("-table=false -deep 60000: table %v, deep %d, %v", cfg.table, cfg.deep, err)
+	}
 
 	for _, bad := range [][]string{
 		{"-floor", "f"},
 		append(base, "-mode", "disk"),
 		append(base, "-msgs", "15"),
 		append(base, "-cpu-msgs", "0"),
+		append(base, "-deep", "15"),
+		append(base, "-deep", "1000"), // fewer than -cpu-msgs
+		append(base, "-table=false", "-deep", "0", "-pollers", "0", "-wall", "off"),
 		append(base, "extra"),
 	} {
 		if _, err := parseFlags(bad, getenv); err == nil {
@@ -309,5 +318,67 @@ func TestPollers(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+func TestWriteDeep(t *testing.T) {
+	cfg := config{deep: 1_000_000, cpuMsgs: 50000}
+	memory := deepFigures{fill: 40 * time.Second, rss: 300 << 20, receive: 39, shallow: 30}
+	db := deepFigures{fill: 50 * time.Second, rss: 400 << 20, fileSize: 420 << 20, open: 1500 * time.Millisecond, openCPU: 1250 * time.Millisecond, openRSS: 500 << 20, receive: 50, shallow: 40}
+	var out bytes.Buffer
+	writeDeep(&out, cfg, memory, db)
+	rows := rowsUnder(t, out.String(), "measure ")
+	want := map[string][]string{
+		"fill, messages/s":                          {"25,000", "20,000", "-", "-"},
+		"RSS after the fill, MB":                    {"300", "400", "<= 350 in memory", "yes"},
+		"file, MB":                                  {"-", "420", "-", "-"},
+		"restart to first answer, s":                {"-", "1.50", "<= 1", "no"},
+		"restart to first answer, CPU s":            {"-", "1.25", "-", "-"},
+		"RSS after the restart, MB":                 {"-", "500", "-", "-"},
+		"receive + delete at the depth, CPU µs/msg": {"39.00", "50.00", "-", "-"},
+		"receive + delete at 1,000, CPU µs/msg":     {"30.00", "40.00", "-", "-"},
+		"ratio":                                     {"1.30x", "1.25x", "<= 1.3x", "yes"},
+	}
+	if !maps.EqualFunc(rows, want, slices.Equal) {
+		t.Errorf("rows %q, want %q:\n%s", rows, want, out.String())
+	}
+
+	// The RSS's and the restart's targets are for a million messages.
+	cfg.deep = 20000
+	out.Reset()
+	writeDeep(&out, cfg, memory, db)
+	rows = rowsUnder(t, out.String(), "measure ")
+	for label, cells := range map[string][]string{"RSS after the fill, MB": {"300", "400", "-", "-"}, "restart to first answer, s": {"-", "1.50", "-", "-"}} {
+		if !slices.Equal(rows[label], cells) {
+			t.Errorf("%d messages, %s: %q, want %q", cfg.deep, label, rows[label], cells)
+		}
+	}
+}
+
+// TestDeepWithoutValgrind fills a small deep queue in both modes and
+// checks that each figure was measured: the restarts on the --db file
+// found every message.
+func TestDeepWithoutValgrind(t *testing.T) {
+	minisqs, floor := binaries(t)
+	b, err := newBench(config{minisqs: minisqs, floor: floor, mode: "memory", cpuMsgs: 1200, deep: 2000}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	memory, db, err := b.measureDeep(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []deepFigures{memory, db} {
+		if f.fill <= 0 || f.rss <= 0 || f.receive < 0 || f.shallow < 0 {
+			t.Errorf("figures %+v: a fill, an RSS and receives measured", f)
+		}
+	}
+	if memory.fileSize != 0 || memory.open != 0 {
+		t.Errorf("in memory: file %d, open %v; want neither", memory.fileSize, memory.open)
+	}
+	// 2,000 messages of 200 bytes take more than 400 kB of file.
+	if db.fileSize < 2000*200 || db.open <= 0 || db.openCPU < 0 || db.openRSS <= 0 {
+		t.Errorf("with --db: file %d bytes, open %v, CPU %v, RSS %d; want all measured", db.fileSize, db.open, db.openCPU, db.openRSS)
 	}
 }

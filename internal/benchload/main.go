@@ -7,16 +7,19 @@
 // instructions the server executes under valgrind's callgrind, and the CPU
 // time (user + system) the kernel counts for it without valgrind. It then
 // runs the cycle with minisqs in its other storage mode, to compare a
-// --db file with memory. Then, unless -pollers 0, it opens many idle long
-// polls on minisqs in memory, meters the server's CPU while they wait, and
-// times how soon one answers after each of a run of single sends. Last,
-// unless -wall is off, it compares minisqs with goaws on wall clocks
-// (wallclock.go); -wall only runs that comparison alone.
+// --db file with memory. Then it fills a queue with -deep messages (a
+// million by default) in each mode and reports the server's RSS, the time
+// a restart on the --db file takes to answer, and what a receive costs at
+// that depth against a shallow queue. Then, unless -pollers 0, it opens
+// many idle long polls on minisqs in memory, meters the server's CPU while
+// they wait, and times how soon one answers after each of a run of single
+// sends. Last, unless -wall is off, it compares minisqs with goaws on wall
+// clocks (wallclock.go); -wall only runs that comparison alone.
 //
 // Usage:
 //
 //	benchload -minisqs BIN -floor BIN [-mode memory|db] [-msgs N] [-cpu-msgs N] [-idle 10s]
-//		[-table=false] [-pollers 1000] [-poller-sends 200] [-poller-idle 10s]
+//		[-table=false] [-deep N] [-pollers 1000] [-poller-sends 200] [-poller-idle 10s]
 //		[-wall on|only|off] [-goaws BIN] [-wall-time 3s] [-wall-fill N]
 package main
 
@@ -50,10 +53,11 @@ type config struct {
 	msgs           int    // messages in each phase under callgrind
 	cpuMsgs        int    // messages in each phase without valgrind
 	idle           time.Duration
+	deep           int  // messages of the deep queue; 0 skips it
+	table          bool // measure the main table
 	// valgrind and callgrindControl are the tools' paths; with either
 	// empty, the instruction columns are skipped.
 	valgrind, callgrindControl string
-	table                      bool // whether to measure the table's phases
 	pollers                    pollersConfig
 	wall                       wallConfig // the wall-clock comparison with goaws (wallclock.go)
 }
@@ -73,8 +77,9 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	msgs := fs.String("msgs", envOr(getenv, msgsEnv, "4000"), "messages in each phase under callgrind, a multiple of 10 (default from "+msgsEnv+")")
 	cpuMsgs := fs.String("cpu-msgs", envOr(getenv, cpuMsgsEnv, "50000"), "messages in each phase for the CPU time, a multiple of 10 (default from "+cpuMsgsEnv+")")
 	fs.DurationVar(&cfg.idle, "idle", 10*time.Second, "how long the idle phase lasts")
-	fs.BoolVar(&cfg.table, "table", true, "measure the table's phases; -table=false runs the pollers phase alone")
-	fs.IntVar(&cfg.pollers.n, "pollers", 1000, "concurrent long polls in the pollers phase, after the table; 0 skips it")
+	fs.BoolVar(&cfg.table, "table", true, "measure the main table; false runs only the phases after it")
+	deep := fs.String("deep", "1000000", "messages in the deep queue, a multiple of 10 and at least -cpu-msgs; 0 skips it")
+	fs.IntVar(&cfg.pollers.n, "pollers", 1000, "concurrent long polls in the pollers phase; 0 skips it")
 	fs.IntVar(&cfg.pollers.sends, "poller-sends", 200, "messages sent one at a time to the pollers")
 	fs.DurationVar(&cfg.pollers.idle, "poller-idle", 10*time.Second, "how long the pollers' idle window lasts")
 	fs.StringVar(&cfg.valgrind, "valgrind", lookPath("valgrind"), "valgrind; empty skips the instruction counts")
@@ -108,6 +113,17 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	if cfg.cpuMsgs, err = batches("-cpu-msgs", *cpuMsgs); err != nil {
 		return config{}, err
 	}
+	if *deep != "0" {
+		if cfg.deep, err = batches("-deep", *deep); err != nil {
+			return config{}, err
+		}
+		if cfg.deep < cfg.cpuMsgs {
+			return config{}, fmt.Errorf("-deep %d: the receives at that depth take -cpu-msgs, %d", cfg.deep, cfg.cpuMsgs)
+		}
+	}
+	if !cfg.table && cfg.deep == 0 && cfg.pollers.n == 0 && cfg.wall.mode == wallOff {
+		return config{}, fmt.Errorf("-table=false with -deep 0, -pollers 0 and -wall off measures nothing")
+	}
 	return cfg, nil
 }
 
@@ -138,7 +154,7 @@ func batches(name, s string) (int, error) {
 }
 
 // run measures every server in every phase and writes the table to out,
-// and its progress to log.
+// then the deep queue's figures, and its progress to log.
 func run(ctx context.Context, cfg config, out, log io.Writer) error {
 	b, err := newBench(cfg, log)
 	if err != nil {
@@ -154,6 +170,13 @@ func run(ctx context.Context, cfg config, out, log io.Writer) error {
 			return err
 		}
 		writeTable(out, cfg, res)
+	}
+	if cfg.deep > 0 {
+		memory, db, err := b.measureDeep(ctx)
+		if err != nil {
+			return err
+		}
+		writeDeep(out, cfg, memory, db)
 	}
 	if cfg.pollers.n > 0 {
 		pr, err := b.measurePollers(ctx, cfg.pollers)

@@ -79,6 +79,9 @@ func phases(idle time.Duration) []phase {
 	}
 }
 
+// dbFile is the name of minisqs's --db file in its directory.
+const dbFile = "minisqs.db"
+
 // server is one server the bench drives.
 type server struct {
 	name string // its key in results
@@ -131,7 +134,7 @@ func (b *bench) servers() (floor, main, other server) {
 		return []string{"--addr", addr, "--log-level", "warn"}
 	}}
 	db := server{mainName, "minisqs --db FILE --fsync everysec", b.cfg.minisqs, func(dir, addr string) []string {
-		return []string{"--addr", addr, "--log-level", "warn", "--db", filepath.Join(dir, "minisqs.db"), "--fsync", "everysec"}
+		return []string{"--addr", addr, "--log-level", "warn", "--db", filepath.Join(dir, dbFile), "--fsync", "everysec"}
 	}}
 	if b.cfg.mode == "db" {
 		main, other = db, memory
@@ -327,7 +330,8 @@ func (cpuTool) command(_, bin string, args []string) *exec.Cmd { return exec.Com
 
 func (cpuTool) meter(_ string, p *serverproc.Process) meter { return &cpuMeter{p: p} }
 
-func (cpuTool) startTimeout() time.Duration { return 10 * time.Second }
+// startTimeout allows for opening a --db file of a million messages.
+func (cpuTool) startTimeout() time.Duration { return time.Minute }
 
 // cpuMeter reads the process's CPU time, user and system, from /proc.
 type cpuMeter struct {

@@ -407,7 +407,8 @@ func openQueues(ctx context.Context, t wallTarget, n int, name string) ([]loadQu
 	return qs, nil
 }
 
-func median(xs []float64) float64 {
+// median is the middle of xs, or the mean of the two in the middle.
+func median[T float64 | time.Duration](xs []T) T {
 	s := slices.Sorted(slices.Values(xs))
 	if len(s)%2 == 1 {
 		return s[len(s)/2]
