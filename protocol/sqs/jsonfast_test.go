@@ -207,10 +207,10 @@ func jsonResults(a, b string, bin []byte, n uint8) []any {
 			if i > 0 || n&1 != 0 {
 				m.Attributes = attributeMap{a: b, b: a, "SentTimestamp": "1"}
 				m.MD5OfMessageAttributes = b
-				m.MessageAttributes = messageAttributeMap{
+				m.MessageAttributes = toEngineAttributes(map[string]MessageAttributeValue{
 					a: {StringValue: b, DataType: "String"}, b: {BinaryValue: bin, DataType: a},
 					"e": {}, "s": {StringValue: a, BinaryValue: bin, DataType: "Binary"},
-				}
+				})
 			}
 			recv.Messages[i] = m
 		}

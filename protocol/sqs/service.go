@@ -50,6 +50,8 @@ type call struct {
 	// trace is the request's X-Amzn-Trace-Id header, which SQS gives every
 	// message the request sends as its AWSTraceHeader.
 	trace string
+	// digests digests the message attributes of the request's messages.
+	digests attributeDigests
 }
 
 // action is one entry of the action table.
@@ -96,31 +98,30 @@ func (entryIDRule) MatchString(s string) bool {
 }
 
 // checkBatch applies the whole-batch rules to entries of the type entryType
-// names, whose ids id reads: 1 to max entries (10 in SQS), valid and
+// names, whose ids idOf reads: 1 to max entries (10 in SQS), valid and
 // distinct ids. The
 // texts are AWS's (moto's aws_verified test_send_message_batch_errors and
 // test_delete_message_batch_with_zero_entries; LocalStack's validated
 // test_too_many_entries_in_batch_request and test_invalid_batch_id).
-func checkBatch[E any](entryType string, max int, entries []E, id func(E) string) error {
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = id(e)
-	}
-	if len(ids) == 0 {
+func checkBatch[E any](entryType string, max int, entries []E, idOf func(*E) string) error {
+	if len(entries) == 0 {
 		return engine.ErrBatchEmpty(entryType)
 	}
-	if len(ids) > max {
-		return engine.ErrBatchTooMany(len(ids), max)
+	if len(entries) > max {
+		return engine.ErrBatchTooMany(len(entries), max)
 	}
-	seen := make(map[string]bool, len(ids))
-	for _, id := range ids {
+	// At most max ids, a handful: comparing each with those before it
+	// finds a repeat without a set.
+	for i := range entries {
+		id := idOf(&entries[i])
 		if !batchEntryID.MatchString(id) {
 			return engine.ErrBatchEntryID(id)
 		}
-		if seen[id] {
-			return engine.ErrBatchEntryRepeated(id)
+		for j := range i {
+			if id == idOf(&entries[j]) {
+				return engine.ErrBatchEntryRepeated(id)
+			}
 		}
-		seen[id] = true
 	}
 	return nil
 }
