@@ -10,6 +10,7 @@ package sqs
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/minisqs/minisqs/internal/wordscan"
@@ -35,8 +36,13 @@ func decodeJSONFast(body []byte, in any) bool { return decodeJSONString(string(b
 
 // decodeJSONString is decodeJSONFast over a string, whose memory the
 // decoded strings share.
-func decodeJSONString(s string, in any) bool {
-	d := jsonIn{s: s}
+func decodeJSONString(s string, in any) bool { return decodeJSONLending(s, in, nil) }
+
+// decodeJSONLending is decodeJSONString with the maps of message
+// attributes taken from attributeMaps, and added to lent, when lent is not
+// nil.
+func decodeJSONLending(s string, in any, lent *lentMaps) bool {
+	d := jsonIn{s: s, lent: lent}
 	switch in.(type) {
 	case *SendMessageInput, *SendMessageBatchInput, *ReceiveMessageInput, *DeleteMessageInput,
 		*DeleteMessageBatchInput, *ChangeMessageVisibilityInput, *ChangeMessageVisibilityBatchInput:
@@ -79,6 +85,27 @@ type jsonIn struct {
 	scratch []byte // unescaped strings are built here
 	strs    []string
 	ints    []int
+	lent    *lentMaps // nil: attribute maps are made afresh
+}
+
+// attributeMaps holds maps of message attributes for the fast decoder to
+// borrow for one request: the action copies what it needs out of them, and
+// a map of even one attribute is an allocation of hundreds of bytes, for
+// every message sent.
+var attributeMaps = sync.Pool{New: func() any { return map[string]MessageAttributeValue{} }}
+
+// lentMaps are the attribute maps one request borrowed.
+type lentMaps []map[string]MessageAttributeValue
+
+// release empties the maps and gives them back to attributeMaps. Nothing
+// may use them afterwards.
+func (l *lentMaps) release() {
+	for i, m := range *l {
+		clear(m)
+		attributeMaps.Put(m)
+		(*l)[i] = nil
+	}
+	*l = (*l)[:0]
 }
 
 func (d *jsonIn) ws() {
@@ -563,7 +590,13 @@ func (d *jsonIn) attributes(p *map[string]MessageAttributeValue) bool {
 		*p = nil
 		return true
 	}
-	m := map[string]MessageAttributeValue{}
+	var m map[string]MessageAttributeValue
+	if d.lent != nil {
+		m = attributeMaps.Get().(map[string]MessageAttributeValue)
+		*d.lent = append(*d.lent, m)
+	} else {
+		m = map[string]MessageAttributeValue{}
+	}
 	*p = m
 	return d.object(func(key string) bool {
 		var v MessageAttributeValue

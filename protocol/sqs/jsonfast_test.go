@@ -314,3 +314,35 @@ func TestRequestIDs(t *testing.T) {
 		t.Errorf("request ids %q, %q", a, b)
 	}
 }
+
+// Attribute maps borrowed for one request come back empty, and decode the
+// next request as fresh ones would.
+func TestJSONFastDecoderLentMaps(t *testing.T) {
+	var lent lentMaps
+	borrowed := 0
+	for _, c := range jsonFastTaken {
+		in := actionTable()[c[0]].newInput()
+		if !decodeJSONLending(c[1], in, &lent) {
+			t.Fatalf("%s: %q not taken with lent maps", c[0], c[1])
+		}
+		fresh := actionTable()[c[0]].newInput()
+		decodeJSONString(c[1], fresh)
+		if !reflect.DeepEqual(in, fresh) {
+			t.Errorf("%s: %q decoded with lent maps as\n%#v\nfresh\n%#v", c[0], c[1], in, fresh)
+		}
+		maps := append(lentMaps(nil), lent...)
+		borrowed += len(maps)
+		lent.release()
+		for _, m := range maps {
+			if len(m) != 0 {
+				t.Errorf("%s: a map came back with %v", c[0], m)
+			}
+		}
+		if len(lent) != 0 {
+			t.Errorf("%s: %d maps still lent", c[0], len(lent))
+		}
+	}
+	if borrowed == 0 {
+		t.Error("no map was borrowed")
+	}
+}
