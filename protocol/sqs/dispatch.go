@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/minisqs/minisqs/protocol/dispatch"
-	"github.com/minisqs/minisqs/protocol/queueurl"
 )
 
 // serve passes a decoded request through the dispatch chain to its action.
@@ -26,9 +25,8 @@ func (s *Service) serve(r *http.Request, body []byte, p dispatch.Protocol, actio
 
 // run is the end of the dispatch chain: the action, over its input.
 func (s *Service) run(ctx context.Context, req *dispatch.Request) (any, error) {
-	c := &call{ctx: ctx, svc: s, baseURL: s.baseURL, account: req.Account, region: req.Region}
+	c := &call{ctx: ctx, svc: s, http: req.HTTP, account: req.Account, region: req.Region}
 	if r := req.HTTP; r != nil {
-		c.baseURL = queueurl.Base(r, s.baseURL)
 		c.path = r.URL.Path
 		c.trace = r.Header.Get(traceHeader)
 	}

@@ -206,14 +206,8 @@ func (d *jsonIn) array(elem func() bool) (int, bool) {
 func (d *jsonIn) str() (string, bool) {
 	d.i++ // the opening quote
 	start := d.i
-	// Most strings are printable ASCII without escapes: their end is the
-	// next quote, which IndexByte finds many bytes at a time.
-	if n := strings.IndexByte(d.s[start:], '"'); n >= 0 {
-		if v := d.s[start : start+n]; strings.IndexByte(v, '\\') < 0 && wordscan.PrintableRun(v, 0) == n {
-			d.i += n + 1
-			return v, true
-		}
-	}
+	// One pass over the string: most are ASCII without escapes, which
+	// plainRun crosses to the closing quote eight bytes at a time.
 	for {
 		d.i = plainRun(d.s, d.i, false)
 		if d.i == len(d.s) {

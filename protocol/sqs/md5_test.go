@@ -264,7 +264,9 @@ func TestMD5OfAttributesOnTheWire(t *testing.T) {
 	req.Header.Set("X-Amz-Target", "AmazonSQS.ReceiveMessage")
 	rec = httptest.NewRecorder()
 	svc.ServeJSON(rec, req)
-	var rr struct{ Messages []struct{ MD5OfMessageAttributes string } }
+	var rr struct {
+		Messages []struct{ MD5OfMessageAttributes string }
+	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &rr); err != nil || rec.Code != 200 {
 		t.Fatalf("json ReceiveMessage: %d %v\n%s", rec.Code, err, rec.Body)
 	}

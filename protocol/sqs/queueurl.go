@@ -8,9 +8,14 @@ import (
 	"github.com/minisqs/minisqs/protocol/queueurl"
 )
 
-// queueURL is the URL clients use for q, in q's own account.
+// queueURL is the URL clients use for q, in q's own account. Its base is
+// found only here, since most actions answer with no queue URL.
 func (c *call) queueURL(q *engine.Queue) string {
-	return queueurl.For(c.baseURL, q.Namespace().Account, q.Name())
+	base := c.svc.baseURL
+	if c.http != nil {
+		base = queueurl.Base(c.http, c.svc.baseURL)
+	}
+	return queueurl.For(base, q.Namespace().Account, q.Name())
 }
 
 // namespace is where the request acts when it names no queue URL: the

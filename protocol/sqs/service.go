@@ -7,6 +7,7 @@ package sqs
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/protocol/dispatch"
@@ -40,10 +41,10 @@ func New(e *engine.Engine, opts Options) *Service {
 
 // call is one request's context for an action.
 type call struct {
-	ctx     context.Context
-	svc     *Service
-	baseURL string
-	path    string // the request's path, which may name the queue
+	ctx  context.Context
+	svc  *Service
+	http *http.Request // nil when no HTTP request carries the call
+	path string        // the request's path, which may name the queue
 	// account and region are what the request's signature names; ""
 	// leaves them to the queue URL and the server's defaults.
 	account, region string
