@@ -83,14 +83,9 @@ func queueOf(in any, path string) string {
 }
 
 // lastOfQueuePath is NAME of a path ACCOUNT/NAME, with or without slashes
-// around it, or "" for any other path. Unlike splitQueuePath it allocates
-// nothing: it runs on every request.
+// around it, or "" for any other path.
 func lastOfQueuePath(p string) string {
-	p = strings.Trim(p, "/")
-	account, name, ok := strings.Cut(p, "/")
-	if !ok || account == "" || name == "" || strings.IndexByte(name, '/') >= 0 {
-		return ""
-	}
+	_, name, _ := splitQueuePath(p)
 	return name
 }
 
