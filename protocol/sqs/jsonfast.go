@@ -8,6 +8,7 @@ package sqs
 // (jsonfast_test.go holds them to both).
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
@@ -236,21 +237,30 @@ func (d *jsonIn) str() (string, bool) {
 // control character or a byte of a non-ASCII character, and with html set
 // also <, > and &, which json.Marshal escapes.
 func plainRun(s string, i int, html bool) int {
-	for ; i+8 <= len(s); i += 8 {
-		w := wordscan.Word(s[i : i+8])
-		if w&wordscan.Highs != 0 {
-			break
-		}
-		m := wordscan.NotBelow(w, ' ') & wordscan.NotByte(w, '\\')
-		if html {
+	// The tests run on each word with every top bit clear, so that they are
+	// exact for each byte; a byte whose top bit was set is a non-ASCII one,
+	// and stops the run too. A loop for each case keeps the flag's test
+	// out of them.
+	if html {
+		for ; i+8 <= len(s); i += 8 {
+			w := wordscan.Word(s[i : i+8])
+			a := w &^ wordscan.Highs
 			// " and & differ in one bit, as do < and >: setting it tests
 			// for both at once.
-			m &= wordscan.NotByte(w|0x04*wordscan.Ones, '&') & wordscan.NotByte(w|0x02*wordscan.Ones, '>')
-		} else {
-			m &= wordscan.NotByte(w, '"')
+			m := wordscan.NotBelow(a, ' ') & wordscan.NotByte(a, '\\') &
+				wordscan.NotByte(a|0x04*wordscan.Ones, '&') & wordscan.NotByte(a|0x02*wordscan.Ones, '>')
+			if stop := (^m | w) & wordscan.Highs; stop != 0 {
+				return i + bits.TrailingZeros64(stop)/8
+			}
 		}
-		if m&wordscan.Highs != wordscan.Highs {
-			break
+	} else {
+		for ; i+8 <= len(s); i += 8 {
+			w := wordscan.Word(s[i : i+8])
+			a := w &^ wordscan.Highs
+			m := wordscan.NotBelow(a, ' ') & wordscan.NotByte(a, '\\') & wordscan.NotByte(a, '"')
+			if stop := (^m | w) & wordscan.Highs; stop != 0 {
+				return i + bits.TrailingZeros64(stop)/8
+			}
 		}
 	}
 	for ; i < len(s); i++ {

@@ -346,3 +346,34 @@ func TestJSONFastDecoderLentMaps(t *testing.T) {
 		t.Error("no map was borrowed")
 	}
 }
+
+// plainRunByByte is plainRun one byte at a time.
+func plainRunByByte(s string, i int, html bool) int {
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '"' || c == '\\' || c < ' ' || c >= 0x80 || html && (c == '<' || c == '>' || c == '&') {
+			break
+		}
+	}
+	return i
+}
+
+// plainRun stops at the first byte it must, whatever the byte and wherever
+// it falls in a word.
+func TestPlainRunStopsAtEveryByte(t *testing.T) {
+	for _, html := range []bool{false, true} {
+		for c := range 256 {
+			for at := range 19 {
+				b := []byte(strings.Repeat("abcdefgh", 3))
+				b[at] = byte(c)
+				b[at+3] = '"'
+				s := string(b)
+				for from := range 3 {
+					if got, want := plainRun(s, from, html), plainRunByByte(s, from, html); got != want {
+						t.Fatalf("plainRun(%q, %d, %v) = %d, want %d", s, from, html, got, want)
+					}
+				}
+			}
+		}
+	}
+}
