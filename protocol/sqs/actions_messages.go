@@ -105,10 +105,7 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	}
 	out := &SendMessageBatchOutput{}
 	msgs := make([]engine.NewMessage, 0, len(in.Entries))
-	// sent holds, for each of msgs, its entry's id and the digest of the
-	// system attributes it gave.
-	type sentEntry struct{ id, sysMD5 string }
-	sent := make([]sentEntry, 0, len(in.Entries))
+	sent := c.sendEntries[:0] // for each of msgs
 	total := 0
 	for i := range in.Entries {
 		e := &in.Entries[i]
@@ -121,6 +118,7 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 		msgs = append(msgs, m)
 		sent = append(sent, sentEntry{e.Id, sysMD5})
 	}
+	c.sendEntries = sent
 	if total > maxBatchBytes {
 		return nil, engine.ErrBatchTooLong(total, maxBatchBytes)
 	}
@@ -128,7 +126,7 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	if err := engine.SendFailure(results); err != nil {
 		return nil, err
 	}
-	out.Successful = make([]SendMessageBatchResultEntry, 0, len(results))
+	out.Successful = c.sendResults[:0]
 	for i, r := range results {
 		if r.Err != nil {
 			if engine.CodeOf(r.Err) == engine.ErrMessageTooLong {
@@ -140,6 +138,7 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 		}
 		out.Successful = append(out.Successful, SendMessageBatchResultEntry{Id: sent[i].id, SendMessageOutput: c.sendOutput(&msgs[i], sent[i].sysMD5, r)})
 	}
+	c.sendResults = out.Successful
 	return out, nil
 }
 
@@ -268,11 +267,12 @@ func receiveMessage(c *call, in *ReceiveMessageInput) (*ReceiveMessageOutput, er
 		return nil, err
 	}
 	sysNames := append(slices.Clone(in.AttributeNames), in.MessageSystemAttributeNames...)
-	out := &ReceiveMessageOutput{Messages: make([]Message, 0, len(got))}
+	msgs := c.messages[:0]
 	for i := range got {
-		out.Messages = append(out.Messages, deliveredMessage(&got[i], sysNames, in.MessageAttributeNames, &c.digests))
+		msgs = append(msgs, deliveredMessage(&got[i], sysNames, in.MessageAttributeNames, &c.digests))
 	}
-	return out, nil
+	c.messages = msgs
+	return &ReceiveMessageOutput{Messages: msgs}, nil
 }
 
 // deliveredMessage renders a delivery with the system and message
@@ -336,7 +336,7 @@ func deleteMessageBatch(c *call, in *DeleteMessageBatchInput) (*DeleteMessageBat
 	for i, e := range in.Entries {
 		handles[i] = e.ReceiptHandle
 	}
-	out := &DeleteMessageBatchOutput{Successful: make([]BatchResultEntry, 0, len(handles))}
+	out := &DeleteMessageBatchOutput{Successful: c.batchResults[:0]}
 	errs := acknowledge(q, handles)
 	if err := engine.BatchFailure(errs); err != nil {
 		return nil, err
@@ -352,6 +352,7 @@ func deleteMessageBatch(c *call, in *DeleteMessageBatchInput) (*DeleteMessageBat
 			out.Successful = append(out.Successful, BatchResultEntry{Id: id})
 		}
 	}
+	c.batchResults = out.Successful
 	return out, nil
 }
 
@@ -377,7 +378,7 @@ func changeMessageVisibilityBatch(c *call, in *ChangeMessageVisibilityBatchInput
 	if err := checkBatch("ChangeMessageVisibilityBatchRequestEntry", c.svc.engine.Limits().MaxBatchEntries, in.Entries, func(e *ChangeMessageVisibilityBatchEntry) string { return e.Id }); err != nil {
 		return nil, err
 	}
-	out := &ChangeMessageVisibilityBatchOutput{}
+	out := &ChangeMessageVisibilityBatchOutput{Successful: c.batchResults[:0]}
 	var changes []engine.VisibilityChange
 	var changeIDs []string
 	for _, e := range in.Entries {
@@ -407,5 +408,6 @@ func changeMessageVisibilityBatch(c *call, in *ChangeMessageVisibilityBatchInput
 			out.Successful = append(out.Successful, BatchResultEntry{Id: changeIDs[i]})
 		}
 	}
+	c.batchResults = out.Successful
 	return out, nil
 }

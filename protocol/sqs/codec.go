@@ -251,7 +251,9 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 		writeXMLError(w, id, err)
 		return
 	}
-	out, err := s.serve(r, body, dispatch.Query, name, in)
+	c := newCall()
+	defer c.release()
+	out, err := s.serve(c, r, body, dispatch.Query, name, in)
 	if err != nil {
 		if !dispatch.Hangup(w, err) {
 			writeXMLError(w, id, err)
@@ -431,7 +433,9 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	out, err := s.serve(r, body, dispatch.JSON, name, in)
+	c := newCall()
+	defer c.release()
+	out, err := s.serve(c, r, body, dispatch.JSON, name, in)
 	if err != nil {
 		if !dispatch.Hangup(w, err) {
 			writeJSONError(w, err)

@@ -10,9 +10,10 @@ import (
 	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
-// serve passes a decoded request through the dispatch chain to its action.
-func (s *Service) serve(r *http.Request, body []byte, p dispatch.Protocol, action string, in any) (any, error) {
-	return s.handler(r.Context(), &dispatch.Request{
+// serve passes a decoded request through the dispatch chain to its action,
+// as the call c, which the caller releases once it has answered.
+func (s *Service) serve(c *call, r *http.Request, body []byte, p dispatch.Protocol, action string, in any) (any, error) {
+	c.req = dispatch.Request{
 		Protocol: p,
 		Action:   action,
 		Queue:    queueOf(in, r.URL.Path),
@@ -20,12 +21,18 @@ func (s *Service) serve(r *http.Request, body []byte, p dispatch.Protocol, actio
 		HTTP:     r,
 		Body:     body,
 		Classify: classify,
-	})
+		Call:     c,
+	}
+	return s.handler(r.Context(), &c.req)
 }
 
 // run is the end of the dispatch chain: the action, over its input.
 func (s *Service) run(ctx context.Context, req *dispatch.Request) (any, error) {
-	c := &call{ctx: ctx, svc: s, http: req.HTTP, account: req.Account, region: req.Region}
+	c, ok := req.Call.(*call)
+	if !ok {
+		c = new(call)
+	}
+	c.ctx, c.svc, c.http, c.account, c.region = ctx, s, req.HTTP, req.Account, req.Region
 	if r := req.HTTP; r != nil {
 		c.path = r.URL.Path
 		c.trace = r.Header.Get(traceHeader)

@@ -110,6 +110,9 @@ func (l *lentMaps) release() {
 }
 
 func (d *jsonIn) ws() {
+	if d.i < len(d.s) && d.s[d.i] > ' ' {
+		return // the usual case: SDKs send JSON without white space
+	}
 	for d.i < len(d.s) {
 		switch d.s[d.i] {
 		case ' ', '\t', '\n', '\r':

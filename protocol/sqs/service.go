@@ -8,6 +8,7 @@ package sqs
 import (
 	"context"
 	"net/http"
+	"sync"
 
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/protocol/dispatch"
@@ -53,6 +54,39 @@ type call struct {
 	trace string
 	// digests digests the message attributes of the request's messages.
 	digests attributeDigests
+
+	// req is the request on its way through the dispatch chain.
+	req dispatch.Request
+	// Lists the answers are built in, whose memory the call keeps for the
+	// next request it serves (see release).
+	sendResults  []SendMessageBatchResultEntry
+	sendEntries  []sentEntry
+	messages     []Message
+	batchResults []BatchResultEntry
+}
+
+// sentEntry is a message of a batch sent: its entry's id, and the digest of
+// the system attributes the entry gave.
+type sentEntry struct{ id, sysMD5 string }
+
+// calls holds calls for the front ends to reuse, lists and all: a call
+// serves one request, answered before the call is released.
+var calls = sync.Pool{New: func() any { return new(call) }}
+
+func newCall() *call { return calls.Get().(*call) }
+
+// release forgets the request and gives c back to calls. Nothing of the
+// request's answer may be used afterwards: its lists are c's.
+func (c *call) release() {
+	clear(c.sendResults[:cap(c.sendResults)])
+	clear(c.sendEntries[:cap(c.sendEntries)])
+	clear(c.messages[:cap(c.messages)])
+	clear(c.batchResults[:cap(c.batchResults)])
+	*c = call{
+		sendResults: c.sendResults[:0], sendEntries: c.sendEntries[:0],
+		messages: c.messages[:0], batchResults: c.batchResults[:0],
+	}
+	calls.Put(c)
 }
 
 // action is one entry of the action table.
