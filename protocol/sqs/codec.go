@@ -426,7 +426,7 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := a.newInput()
-	if len(bytes.TrimSpace(body)) > 0 && !decodeJSONLending(string(body), in, &buf.maps) {
+	if len(bytes.TrimSpace(body)) > 0 && !decodeJSONFast(string(body), in, &buf.maps) {
 		in = a.newInput()
 		if err := json.Unmarshal(body, in); err != nil {
 			writeJSONError(w, engine.Errorf(errSerialization, "Could not read the request body: %v", err))

@@ -21,7 +21,7 @@ import (
 // deeper bodies go to encoding/json, which has its own limit.
 const maxFastDepth = 100
 
-// decodeJSONFast decodes body into in when in is the input of a message
+// decodeJSONFast decodes s, a body, into in when in is the input of a message
 // action: SendMessage(Batch), ReceiveMessage, DeleteMessage(Batch) or
 // ChangeMessageVisibility(Batch). It reports false, leaving in in any
 // state, for any other input and for any body it does not decode exactly
@@ -30,19 +30,12 @@ const maxFastDepth = 100
 // number that is not a plain integer. The caller then decodes the body
 // with encoding/json into a fresh input, for its result or its error.
 //
-// Strings share the memory of one copy of the body, except the queue URL
-// and the FIFO ids, which outlive the request (in the request journal,
-// metrics, message groups and deduplication windows) and get their own.
-func decodeJSONFast(body []byte, in any) bool { return decodeJSONString(string(body), in) }
-
-// decodeJSONString is decodeJSONFast over a string, whose memory the
-// decoded strings share.
-func decodeJSONString(s string, in any) bool { return decodeJSONLending(s, in, nil) }
-
-// decodeJSONLending is decodeJSONString with the maps of message
-// attributes taken from attributeMaps, and added to lent, when lent is not
-// nil.
-func decodeJSONLending(s string, in any, lent *lentMaps) bool {
+// Strings share the memory of s, except the queue URL and the FIFO ids,
+// which outlive the request (in the request journal, metrics, message
+// groups and deduplication windows) and get their own. The maps of message
+// attributes are made afresh when lent is nil, else taken from
+// attributeMaps and added to lent.
+func decodeJSONFast(s string, in any, lent *lentMaps) bool {
 	d := jsonIn{s: s, lent: lent}
 	switch in.(type) {
 	case *SendMessageInput, *SendMessageBatchInput, *ReceiveMessageInput, *DeleteMessageInput,

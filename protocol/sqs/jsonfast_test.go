@@ -23,7 +23,7 @@ func compareJSONDecoders(t *testing.T, action, body string) bool {
 	t.Helper()
 	a := actionTable()[action]
 	fast := a.newInput()
-	took := decodeJSONFast([]byte(body), fast)
+	took := decodeJSONFast(body, fast, nil)
 	std := a.newInput()
 	err := json.Unmarshal([]byte(body), std)
 	switch {
@@ -131,7 +131,7 @@ func TestJSONFastDecoderOnlyTakesMessageActions(t *testing.T) {
 		for _, a := range jsonFastActions {
 			taken = taken || a == action
 		}
-		if got := decodeJSONFast([]byte(`{}`), actionTable()[action].newInput()); got != taken {
+		if got := decodeJSONFast(`{}`, actionTable()[action].newInput(), nil); got != taken {
 			t.Errorf("%s: decodeJSONFast took {}: %v, want %v", action, got, taken)
 		}
 	}
@@ -146,7 +146,7 @@ func TestJSONFastDecoderCopiesLastingStrings(t *testing.T) {
 	}
 	body := `{"QueueUrl":"u","Entries":[{"Id":"a","MessageBody":"b","MessageGroupId":"g","MessageDeduplicationId":"d"}]}`
 	var in SendMessageBatchInput
-	if !decodeJSONString(body, &in) {
+	if !decodeJSONFast(body, &in, nil) {
 		t.Fatal("not taken")
 	}
 	e := in.Entries[0]
@@ -160,7 +160,7 @@ func TestJSONFastDecoderCopiesLastingStrings(t *testing.T) {
 	}
 	body = `{"QueueUrl":"u","ReceiveRequestAttemptId":"a"}`
 	var r ReceiveMessageInput
-	if !decodeJSONString(body, &r) || within(r.QueueUrl, body) || within(r.ReceiveRequestAttemptId, body) {
+	if !decodeJSONFast(body, &r, nil) || within(r.QueueUrl, body) || within(r.ReceiveRequestAttemptId, body) {
 		t.Errorf("receive: %+v", r)
 	}
 }
@@ -322,11 +322,11 @@ func TestJSONFastDecoderLentMaps(t *testing.T) {
 	borrowed := 0
 	for _, c := range jsonFastTaken {
 		in := actionTable()[c[0]].newInput()
-		if !decodeJSONLending(c[1], in, &lent) {
+		if !decodeJSONFast(c[1], in, &lent) {
 			t.Fatalf("%s: %q not taken with lent maps", c[0], c[1])
 		}
 		fresh := actionTable()[c[0]].newInput()
-		decodeJSONString(c[1], fresh)
+		decodeJSONFast(c[1], fresh, nil)
 		if !reflect.DeepEqual(in, fresh) {
 			t.Errorf("%s: %q decoded with lent maps as\n%#v\nfresh\n%#v", c[0], c[1], in, fresh)
 		}

@@ -17,19 +17,14 @@ const (
 	transportBinary byte = 2
 )
 
-// md5OfAttributes digests message attributes as SQS does, and as the SDKs
+// attributeDigests digests message attributes as SQS does, and as the SDKs
 // check it: sorted by name, each as length-prefixed name, length-prefixed
 // data type, a transport byte and the length-prefixed value, lengths 4-byte
-// big-endian (aws-sdk-java-v2 MessageMD5ChecksumInterceptor). It is "" for
-// no attributes, which answers leave out.
-func md5OfAttributes(attrs []engine.MessageAttribute) string {
-	return (*attributeDigests)(nil).of(attrs)
-}
-
-// attributeDigests digests message attributes for one request, as
-// md5OfAttributes does, and keeps the last digest with its input: the
-// messages of a batch often carry the same attributes, and then one digest
-// serves them all. A nil *attributeDigests keeps nothing.
+// big-endian (aws-sdk-java-v2 MessageMD5ChecksumInterceptor); "" for no
+// attributes, which answers leave out. It keeps the last digest with its
+// input, for one request: the messages of a batch often carry the same
+// attributes, and then one digest serves them all. A nil *attributeDigests
+// keeps nothing.
 type attributeDigests struct {
 	in  []byte // the input of sum, in buf when it fits
 	sum string

@@ -17,6 +17,11 @@ import (
 	"github.com/minisqs/minisqs/engine"
 )
 
+// md5OfAttributes is the digest of attrs alone.
+func md5OfAttributes(attrs []engine.MessageAttribute) string {
+	return (*attributeDigests)(nil).of(attrs)
+}
+
 // md5TestReference computes MD5OfMessageAttributes straight from AWS's
 // description ("Calculating the MD5 message digest for message attributes",
 // SQS Developer Guide), written apart from md5.go: attributes sorted by name;
