@@ -96,8 +96,8 @@ func (s *idSource) next() string {
 }
 
 // buffer is a byte slice lent, through buffers, for the life of one
-// request: its body or its answer; with the body, the attribute maps its
-// decoding borrowed.
+// request: its body or its answer; with the body, the attribute maps of its
+// decoding.
 type buffer struct {
 	b    []byte
 	maps lentMaps

@@ -11,7 +11,6 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/minisqs/minisqs/internal/wordscan"
@@ -33,8 +32,7 @@ const maxFastDepth = 100
 // Strings share the memory of s, except the queue URL and the FIFO ids,
 // which outlive the request (in the request journal, metrics, message
 // groups and deduplication windows) and get their own. The maps of message
-// attributes are made afresh when lent is nil, else taken from
-// attributeMaps and added to lent.
+// attributes are made afresh when lent is nil, else borrowed from lent.
 func decodeJSONFast(s string, in any, lent *lentMaps) bool {
 	d := jsonIn{s: s, lent: lent}
 	switch in.(type) {
@@ -82,22 +80,34 @@ type jsonIn struct {
 	lent    *lentMaps // nil: attribute maps are made afresh
 }
 
-// attributeMaps holds maps of message attributes for the fast decoder to
-// borrow for one request: the action copies what it needs out of them, and
-// a map of even one attribute is an allocation of hundreds of bytes, for
-// every message sent.
-var attributeMaps = sync.Pool{New: func() any { return map[string]MessageAttributeValue{} }}
-
-// lentMaps are the attribute maps one request borrowed.
+// lentMaps lends the fast decoder maps of message attributes for one
+// request, and keeps them, emptied, for the next (it comes with a pooled
+// buffer): the action copies what it needs out of them, and a map of even
+// one attribute is an allocation of hundreds of bytes, for every message
+// sent. Its length is the maps lent; emptied ones wait beyond it.
 type lentMaps []map[string]MessageAttributeValue
 
-// release empties the maps and gives them back to attributeMaps. Nothing
-// may use them afterwards.
+// borrow lends a map, empty.
+func (l *lentMaps) borrow() map[string]MessageAttributeValue {
+	n := len(*l)
+	if n < cap(*l) {
+		*l = (*l)[:n+1]
+		if m := (*l)[n]; m != nil {
+			return m
+		}
+	} else {
+		*l = append(*l, nil)
+	}
+	m := map[string]MessageAttributeValue{}
+	(*l)[n] = m
+	return m
+}
+
+// release takes back and empties every map lent. Nothing may use them
+// afterwards.
 func (l *lentMaps) release() {
-	for i, m := range *l {
+	for _, m := range *l {
 		clear(m)
-		attributeMaps.Put(m)
-		(*l)[i] = nil
 	}
 	*l = (*l)[:0]
 }
@@ -592,8 +602,7 @@ func (d *jsonIn) attributes(p *map[string]MessageAttributeValue) bool {
 	}
 	var m map[string]MessageAttributeValue
 	if d.lent != nil {
-		m = attributeMaps.Get().(map[string]MessageAttributeValue)
-		*d.lent = append(*d.lent, m)
+		m = d.lent.borrow()
 	} else {
 		m = map[string]MessageAttributeValue{}
 	}

@@ -341,6 +341,13 @@ func TestJSONFastDecoderLentMaps(t *testing.T) {
 		if len(lent) != 0 {
 			t.Errorf("%s: %d maps still lent", c[0], len(lent))
 		}
+		// The next request borrows the same maps.
+		for i, m := range maps {
+			if got := lent.borrow(); reflect.ValueOf(got).UnsafePointer() != reflect.ValueOf(m).UnsafePointer() {
+				t.Errorf("%s: map %d not lent again", c[0], i)
+			}
+		}
+		lent.release()
 	}
 	if borrowed == 0 {
 		t.Error("no map was borrowed")
