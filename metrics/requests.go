@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,6 +22,34 @@ import (
 type Requests struct {
 	total    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// byAction holds, by requestKey, the *actionMetrics of each protocol
+	// and action that has succeeded: a successful request finds its
+	// histogram and counter without hashing and checking label values.
+	byAction sync.Map
+}
+
+type requestKey struct {
+	protocol dispatch.Protocol
+	action   string
+}
+
+// actionMetrics are the series that every successful request of one
+// protocol and action updates.
+type actionMetrics struct {
+	duration prometheus.Observer
+	ok       prometheus.Counter
+}
+
+func (m *Requests) forAction(p dispatch.Protocol, action string) *actionMetrics {
+	k := requestKey{p, action}
+	if am, ok := m.byAction.Load(k); ok {
+		return am.(*actionMetrics)
+	}
+	am, _ := m.byAction.LoadOrStore(k, &actionMetrics{
+		duration: m.duration.WithLabelValues(string(p), action),
+		ok:       m.total.WithLabelValues(string(p), action, "ok"),
+	})
+	return am.(*actionMetrics)
 }
 
 // requestBuckets span an in-process answer (well under a millisecond) to a
@@ -54,7 +83,14 @@ func (m *Requests) Step() dispatch.Step {
 			} else if _, code := req.Outcome(out, err); code != "" {
 				outcome = code
 			}
-			m.duration.WithLabelValues(string(req.Protocol), req.Action).Observe(time.Since(start).Seconds())
+			took := time.Since(start).Seconds()
+			if outcome == "ok" {
+				am := m.forAction(req.Protocol, req.Action)
+				am.duration.Observe(took)
+				am.ok.Inc()
+				return out, err
+			}
+			m.duration.WithLabelValues(string(req.Protocol), req.Action).Observe(took)
 			m.total.WithLabelValues(string(req.Protocol), req.Action, outcome).Inc()
 			return out, err
 		}

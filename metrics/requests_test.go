@@ -54,4 +54,8 @@ func TestRequests(t *testing.T) {
 			t.Errorf("scrape lacks %q", want)
 		}
 	}
+	// An action that never succeeded has no "ok" series.
+	if strings.Contains(text, `action="ReceiveMessage",outcome="ok"`) {
+		t.Error(`scrape has an "ok" series of ReceiveMessage, which only failed`)
+	}
 }

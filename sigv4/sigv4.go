@@ -88,10 +88,12 @@ type Signature struct {
 	Date        string // of the scope, YYYYMMDD
 	Service     string
 	presigned   bool
-	signed      []string // SignedHeaders, lower case
-	signature   string
-	signedAt    time.Time
-	expires     time.Duration // presigned URLs only
+	// signed is SignedHeaders, lower-case names between semicolons, split
+	// only by Verify: most requests are only parsed.
+	signed    string
+	signature string
+	signedAt  time.Time
+	expires   time.Duration // presigned URLs only
 }
 
 // Parse reads a request's signature without checking it. ok is false when
@@ -120,18 +122,19 @@ func parseHeader(h, date string) (Signature, error) {
 	}
 	var sig Signature
 	var cred string
+	hasSigned := false
 	for part := range strings.SplitSeq(rest, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
 		switch k {
 		case "Credential":
 			cred = v
 		case "SignedHeaders":
-			sig.signed = strings.Split(v, ";")
+			sig.signed, hasSigned = v, true
 		case "Signature":
 			sig.signature = v
 		}
 	}
-	if cred == "" || len(sig.signed) == 0 || sig.signature == "" {
+	if cred == "" || !hasSigned || sig.signature == "" {
 		return Signature{}, malformed("Authorization header requires 'Credential', 'SignedHeaders' and 'Signature' parameters")
 	}
 	if err := sig.parseCredential(cred); err != nil {
@@ -149,11 +152,8 @@ func parseQuery(q url.Values) (Signature, error) {
 	if q.Get("X-Amz-Algorithm") != algorithm {
 		return Signature{}, malformed("X-Amz-Algorithm must be " + algorithm)
 	}
-	sig := Signature{presigned: true, signature: q.Get("X-Amz-Signature")}
-	if sh := q.Get("X-Amz-SignedHeaders"); sh != "" {
-		sig.signed = strings.Split(sh, ";")
-	}
-	if sig.signature == "" || len(sig.signed) == 0 {
+	sig := Signature{presigned: true, signature: q.Get("X-Amz-Signature"), signed: q.Get("X-Amz-SignedHeaders")}
+	if sig.signature == "" || sig.signed == "" {
 		return Signature{}, malformed("a presigned URL requires X-Amz-Credential, X-Amz-SignedHeaders and X-Amz-Signature")
 	}
 	if err := sig.parseCredential(q.Get("X-Amz-Credential")); err != nil {
@@ -172,10 +172,24 @@ func parseQuery(q url.Values) (Signature, error) {
 	return sig, nil
 }
 
+func credentialMalformed() error {
+	return malformed("Credential must have the form ACCESS_KEY/DATE/REGION/SERVICE/aws4_request")
+}
+
 func (s *Signature) parseCredential(cred string) error {
-	parts := strings.Split(cred, "/")
-	if len(parts) != 5 || parts[0] == "" || parts[4] != "aws4_request" {
-		return malformed("Credential must have the form ACCESS_KEY/DATE/REGION/SERVICE/aws4_request")
+	// Five parts between slashes, cut one by one rather than split: every
+	// signed request passes here.
+	var parts [5]string
+	rest := cred
+	for i := range parts[:4] {
+		var ok bool
+		if parts[i], rest, ok = strings.Cut(rest, "/"); !ok {
+			return credentialMalformed()
+		}
+	}
+	parts[4] = rest
+	if parts[0] == "" || parts[4] != "aws4_request" {
+		return credentialMalformed()
 	}
 	s.AccessKeyID, s.Date, s.Region, s.Service = parts[0], parts[1], parts[2], parts[3]
 	return nil
@@ -248,7 +262,7 @@ func resign(r *http.Request, payloadHash string, sig Signature, cred Credential)
 		return "", malformed("the request URL cannot be read")
 	}
 	req.Host = r.Host
-	for _, name := range sig.signed {
+	for name := range strings.SplitSeq(sig.signed, ";") {
 		switch name {
 		case "host":
 		case "content-length":

@@ -24,10 +24,10 @@ func toEngineAttributes(in map[string]MessageAttributeValue) []engine.MessageAtt
 		return nil
 	}
 	out := make([]engine.MessageAttribute, 0, len(in))
-	for _, name := range sortedKeys(in) {
-		v := in[name]
+	for name, v := range in {
 		out = append(out, engine.MessageAttribute{Name: name, DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue})
 	}
+	slices.SortFunc(out, func(a, b engine.MessageAttribute) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -45,7 +45,7 @@ func (c *call) newMessage(body *string, delay *int, attrs, sys map[string]Messag
 		return engine.NewMessage{}, "", missing("MessageBody")
 	}
 	given := toEngineAttributes(sys)
-	sysMD5 := md5OfAttributes(given)
+	sysMD5 := c.digests.of(given)
 	if _, set := sys[sysAWSTraceHeader]; c.trace != "" && !set {
 		given = append(given, engine.MessageAttribute{Name: sysAWSTraceHeader, DataType: "String", StringValue: c.trace})
 	}
@@ -64,10 +64,10 @@ func (c *call) newMessage(body *string, delay *int, attrs, sys map[string]Messag
 	return m, sysMD5, nil
 }
 
-func sendOutput(m engine.NewMessage, sysMD5 string, r engine.SendResult) SendMessageOutput {
+func (c *call) sendOutput(m *engine.NewMessage, sysMD5 string, r engine.SendResult) SendMessageOutput {
 	return SendMessageOutput{
 		MD5OfMessageBody:             r.MD5OfBody,
-		MD5OfMessageAttributes:       md5OfAttributes(m.Attributes),
+		MD5OfMessageAttributes:       c.digests.of(m.Attributes),
 		MD5OfMessageSystemAttributes: sysMD5,
 		MessageId:                    r.MessageID,
 		SequenceNumber:               r.SequenceNumber,
@@ -87,7 +87,7 @@ func sendMessage(c *call, in *SendMessageInput) (*SendMessageOutput, error) {
 	if r.Err != nil {
 		return nil, r.Err
 	}
-	out := sendOutput(m, sysMD5, r)
+	out := c.sendOutput(&m, sysMD5, r)
 	return &out, nil
 }
 
@@ -96,7 +96,7 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBatch("SendMessageBatchRequestEntry", c.svc.engine.Limits().MaxBatchEntries, in.Entries, func(e SendMessageBatchEntry) string { return e.Id }); err != nil {
+	if err := checkBatch("SendMessageBatchRequestEntry", c.svc.engine.Limits().MaxBatchEntries, in.Entries, func(e *SendMessageBatchEntry) string { return e.Id }); err != nil {
 		return nil, err
 	}
 	a := q.Attributes()
@@ -105,10 +105,10 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	}
 	out := &SendMessageBatchOutput{}
 	msgs := make([]engine.NewMessage, 0, len(in.Entries))
-	sent := make([]string, 0, len(in.Entries))
-	sysMD5s := make([]string, 0, len(in.Entries))
+	sent := c.sendEntries[:0] // for each of msgs
 	total := 0
-	for _, e := range in.Entries {
+	for i := range in.Entries {
+		e := &in.Entries[i]
 		m, sysMD5, err := c.newMessage(e.MessageBody, e.DelaySeconds, e.MessageAttributes, e.MessageSystemAttributes, e.MessageGroupId, e.MessageDeduplicationId)
 		if err != nil {
 			out.Failed = append(out.Failed, failedEntry(e.Id, err))
@@ -116,9 +116,9 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 		}
 		total += engine.MessageSize(&m)
 		msgs = append(msgs, m)
-		sent = append(sent, e.Id)
-		sysMD5s = append(sysMD5s, sysMD5)
+		sent = append(sent, sentEntry{e.Id, sysMD5})
 	}
+	c.sendEntries = sent
 	if total > maxBatchBytes {
 		return nil, engine.ErrBatchTooLong(total, maxBatchBytes)
 	}
@@ -126,17 +126,19 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	if err := engine.SendFailure(results); err != nil {
 		return nil, err
 	}
+	out.Successful = c.sendResults[:0]
 	for i, r := range results {
-		if engine.CodeOf(r.Err) == engine.ErrMessageTooLong {
-			// SQS words a message too long in a batch otherwise.
-			r.Err = engine.ErrTooLong(a.MaximumMessageSize, true)
-		}
 		if r.Err != nil {
-			out.Failed = append(out.Failed, failedEntry(sent[i], r.Err))
+			if engine.CodeOf(r.Err) == engine.ErrMessageTooLong {
+				// SQS words a message too long in a batch otherwise.
+				r.Err = engine.ErrTooLong(a.MaximumMessageSize, true)
+			}
+			out.Failed = append(out.Failed, failedEntry(sent[i].id, r.Err))
 			continue
 		}
-		out.Successful = append(out.Successful, SendMessageBatchResultEntry{Id: sent[i], SendMessageOutput: sendOutput(msgs[i], sysMD5s[i], r)})
+		out.Successful = append(out.Successful, SendMessageBatchResultEntry{Id: sent[i].id, SendMessageOutput: c.sendOutput(&msgs[i], sent[i].sysMD5, r)})
 	}
+	c.sendResults = out.Successful
 	return out, nil
 }
 
@@ -213,6 +215,9 @@ func selectAttributes(attrs []engine.MessageAttribute, names []string) []engine.
 	if len(names) == 0 || len(attrs) == 0 {
 		return nil
 	}
+	if slices.ContainsFunc(names, selectsAll) {
+		return attrs
+	}
 	var out []engine.MessageAttribute
 	for _, a := range attrs {
 		for _, n := range names {
@@ -225,11 +230,14 @@ func selectAttributes(attrs []engine.MessageAttribute, names []string) []engine.
 	return out
 }
 
+// selectsAll reports whether the filter n of MessageAttributeNames selects
+// every attribute.
+func selectsAll(n string) bool { return n == "All" || n == "*" || n == ".*" }
+
 // attributeSelected reports whether the filter n of MessageAttributeNames
 // selects the attribute called name.
 func attributeSelected(name, n string) bool {
-	switch n {
-	case "All", "*", ".*":
+	if selectsAll(n) {
 		return true
 	}
 	if prefix, ok := strings.CutSuffix(n, ".*"); ok {
@@ -259,32 +267,32 @@ func receiveMessage(c *call, in *ReceiveMessageInput) (*ReceiveMessageOutput, er
 		return nil, err
 	}
 	sysNames := append(slices.Clone(in.AttributeNames), in.MessageSystemAttributeNames...)
-	out := &ReceiveMessageOutput{Messages: make([]Message, 0, len(got))}
+	msgs := c.messages[:0]
 	for i := range got {
-		out.Messages = append(out.Messages, deliveredMessage(&got[i], sysNames, in.MessageAttributeNames))
+		msgs = append(msgs, deliveredMessage(&got[i], sysNames, in.MessageAttributeNames, &c.digests))
 	}
-	return out, nil
+	c.messages = msgs
+	return &ReceiveMessageOutput{Messages: msgs}, nil
 }
 
 // deliveredMessage renders a delivery with the system and message
-// attributes that the names ask for.
-func deliveredMessage(d *engine.Delivery, sysNames, attrNames []string) Message {
+// attributes that the names ask for, digesting its attributes with
+// digests, which may be nil.
+func deliveredMessage(d *engine.Delivery, sysNames, attrNames []string, digests *attributeDigests) Message {
 	attrs := selectAttributes(d.Attributes, attrNames)
-	m := Message{
+	// The answer lists attributes by name, as the engine keeps them.
+	if byName := func(a, b engine.MessageAttribute) int { return strings.Compare(a.Name, b.Name) }; !slices.IsSortedFunc(attrs, byName) {
+		attrs = slices.SortedFunc(slices.Values(attrs), byName)
+	}
+	return Message{
 		MessageId:              d.ID,
 		ReceiptHandle:          d.ReceiptHandle,
 		MD5OfBody:              d.MD5OfBody,
 		Body:                   d.Body,
 		Attributes:             systemAttributes(d, sysNames),
-		MD5OfMessageAttributes: md5OfAttributes(attrs),
+		MD5OfMessageAttributes: digests.of(attrs),
+		MessageAttributes:      attrs,
 	}
-	if len(attrs) > 0 {
-		m.MessageAttributes = messageAttributeMap{}
-		for _, a := range attrs {
-			m.MessageAttributes[a.Name] = MessageAttributeValue{StringValue: a.StringValue, BinaryValue: a.BinaryValue, DataType: a.DataType}
-		}
-	}
-	return m
 }
 
 // acknowledge deletes by handle. On a standard queue, as in SQS, a handle of
@@ -298,7 +306,7 @@ func acknowledge(q *engine.Queue, handles []string) []error {
 	}
 	errs := q.Acknowledge(handles)
 	for i, err := range errs {
-		if engine.CodeOf(err) == engine.ErrReceiptHandleStale {
+		if err != nil && engine.CodeOf(err) == engine.ErrReceiptHandleStale {
 			errs[i] = nil
 		}
 	}
@@ -321,14 +329,14 @@ func deleteMessageBatch(c *call, in *DeleteMessageBatchInput) (*DeleteMessageBat
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBatch("DeleteMessageBatchRequestEntry", c.svc.engine.Limits().MaxBatchEntries, in.Entries, func(e DeleteMessageBatchEntry) string { return e.Id }); err != nil {
+	if err := checkBatch("DeleteMessageBatchRequestEntry", c.svc.engine.Limits().MaxBatchEntries, in.Entries, func(e *DeleteMessageBatchEntry) string { return e.Id }); err != nil {
 		return nil, err
 	}
 	handles := make([]string, len(in.Entries))
 	for i, e := range in.Entries {
 		handles[i] = e.ReceiptHandle
 	}
-	out := &DeleteMessageBatchOutput{}
+	out := &DeleteMessageBatchOutput{Successful: c.batchResults[:0]}
 	errs := acknowledge(q, handles)
 	if err := engine.BatchFailure(errs); err != nil {
 		return nil, err
@@ -344,6 +352,7 @@ func deleteMessageBatch(c *call, in *DeleteMessageBatchInput) (*DeleteMessageBat
 			out.Successful = append(out.Successful, BatchResultEntry{Id: id})
 		}
 	}
+	c.batchResults = out.Successful
 	return out, nil
 }
 
@@ -366,10 +375,10 @@ func changeMessageVisibilityBatch(c *call, in *ChangeMessageVisibilityBatchInput
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBatch("ChangeMessageVisibilityBatchRequestEntry", c.svc.engine.Limits().MaxBatchEntries, in.Entries, func(e ChangeMessageVisibilityBatchEntry) string { return e.Id }); err != nil {
+	if err := checkBatch("ChangeMessageVisibilityBatchRequestEntry", c.svc.engine.Limits().MaxBatchEntries, in.Entries, func(e *ChangeMessageVisibilityBatchEntry) string { return e.Id }); err != nil {
 		return nil, err
 	}
-	out := &ChangeMessageVisibilityBatchOutput{}
+	out := &ChangeMessageVisibilityBatchOutput{Successful: c.batchResults[:0]}
 	var changes []engine.VisibilityChange
 	var changeIDs []string
 	for _, e := range in.Entries {
@@ -388,7 +397,7 @@ func changeMessageVisibilityBatch(c *call, in *ChangeMessageVisibilityBatchInput
 		return nil, err
 	}
 	for i, err := range errs {
-		if engine.CodeOf(err) == engine.ErrReceiptHandleStale {
+		if err != nil && engine.CodeOf(err) == engine.ErrReceiptHandleStale {
 			// The batch names a handle of a message deleted or received
 			// again otherwise than the single call does.
 			err = engine.ErrHandleInvalid(changes[i].ReceiptHandle, engine.ReasonBatchGone)
@@ -399,5 +408,6 @@ func changeMessageVisibilityBatch(c *call, in *ChangeMessageVisibilityBatchInput
 			out.Successful = append(out.Successful, BatchResultEntry{Id: changeIDs[i]})
 		}
 	}
+	c.batchResults = out.Successful
 	return out, nil
 }

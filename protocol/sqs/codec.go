@@ -96,8 +96,12 @@ func (s *idSource) next() string {
 }
 
 // buffer is a byte slice lent, through buffers, for the life of one
-// request: its body or its answer.
-type buffer struct{ b []byte }
+// request: its body or its answer; with the body, the attribute maps of its
+// decoding.
+type buffer struct {
+	b    []byte
+	maps lentMaps
+}
 
 var buffers = sync.Pool{New: func() any { return new(buffer) }}
 
@@ -108,6 +112,7 @@ const maxPooledBytes = 64 << 10
 func getBuffer() *buffer { return buffers.Get().(*buffer) }
 
 func (b *buffer) release() {
+	b.maps.release()
 	if cap(b.b) <= maxPooledBytes {
 		b.b = b.b[:0]
 		buffers.Put(b)
@@ -246,7 +251,9 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 		writeXMLError(w, id, err)
 		return
 	}
-	out, err := s.serve(r, body, dispatch.Query, name, in)
+	c := newCall()
+	defer c.release()
+	out, err := s.serve(c, r, body, dispatch.Query, name, in)
 	if err != nil {
 		if !dispatch.Hangup(w, err) {
 			writeXMLError(w, id, err)
@@ -419,14 +426,16 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := a.newInput()
-	if len(bytes.TrimSpace(body)) > 0 && !decodeJSONFast(body, in) {
+	if len(bytes.TrimSpace(body)) > 0 && !decodeJSONFast(string(body), in, &buf.maps) {
 		in = a.newInput()
 		if err := json.Unmarshal(body, in); err != nil {
 			writeJSONError(w, engine.Errorf(errSerialization, "Could not read the request body: %v", err))
 			return
 		}
 	}
-	out, err := s.serve(r, body, dispatch.JSON, name, in)
+	c := newCall()
+	defer c.release()
+	out, err := s.serve(c, r, body, dispatch.JSON, name, in)
 	if err != nil {
 		if !dispatch.Hangup(w, err) {
 			writeJSONError(w, err)

@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/minisqs/minisqs/protocol/dispatch"
-	"github.com/minisqs/minisqs/protocol/queueurl"
 )
 
-// serve passes a decoded request through the dispatch chain to its action.
-func (s *Service) serve(r *http.Request, body []byte, p dispatch.Protocol, action string, in any) (any, error) {
-	return s.handler(r.Context(), &dispatch.Request{
+// serve passes a decoded request through the dispatch chain to its action,
+// as the call c, which the caller releases once it has answered.
+func (s *Service) serve(c *call, r *http.Request, body []byte, p dispatch.Protocol, action string, in any) (any, error) {
+	c.req = dispatch.Request{
 		Protocol: p,
 		Action:   action,
 		Queue:    queueOf(in, r.URL.Path),
@@ -21,14 +21,19 @@ func (s *Service) serve(r *http.Request, body []byte, p dispatch.Protocol, actio
 		HTTP:     r,
 		Body:     body,
 		Classify: classify,
-	})
+		Call:     c,
+	}
+	return s.handler(r.Context(), &c.req)
 }
 
 // run is the end of the dispatch chain: the action, over its input.
 func (s *Service) run(ctx context.Context, req *dispatch.Request) (any, error) {
-	c := &call{ctx: ctx, svc: s, baseURL: s.baseURL, account: req.Account, region: req.Region}
+	c, ok := req.Call.(*call)
+	if !ok {
+		c = new(call)
+	}
+	c.ctx, c.svc, c.http, c.account, c.region = ctx, s, req.HTTP, req.Account, req.Region
 	if r := req.HTTP; r != nil {
-		c.baseURL = queueurl.Base(r, s.baseURL)
 		c.path = r.URL.Path
 		c.trace = r.Header.Get(traceHeader)
 	}
@@ -85,14 +90,9 @@ func queueOf(in any, path string) string {
 }
 
 // lastOfQueuePath is NAME of a path ACCOUNT/NAME, with or without slashes
-// around it, or "" for any other path. Unlike splitQueuePath it allocates
-// nothing: it runs on every request.
+// around it, or "" for any other path.
 func lastOfQueuePath(p string) string {
-	p = strings.Trim(p, "/")
-	account, name, ok := strings.Cut(p, "/")
-	if !ok || account == "" || name == "" || strings.IndexByte(name, '/') >= 0 {
-		return ""
-	}
+	_, name, _ := splitQueuePath(p)
 	return name
 }
 

@@ -8,6 +8,7 @@ package sqs
 // (jsonfast_test.go holds them to both).
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -19,7 +20,7 @@ import (
 // deeper bodies go to encoding/json, which has its own limit.
 const maxFastDepth = 100
 
-// decodeJSONFast decodes body into in when in is the input of a message
+// decodeJSONFast decodes s, a body, into in when in is the input of a message
 // action: SendMessage(Batch), ReceiveMessage, DeleteMessage(Batch) or
 // ChangeMessageVisibility(Batch). It reports false, leaving in in any
 // state, for any other input and for any body it does not decode exactly
@@ -28,15 +29,12 @@ const maxFastDepth = 100
 // number that is not a plain integer. The caller then decodes the body
 // with encoding/json into a fresh input, for its result or its error.
 //
-// Strings share the memory of one copy of the body, except the queue URL
-// and the FIFO ids, which outlive the request (in the request journal,
-// metrics, message groups and deduplication windows) and get their own.
-func decodeJSONFast(body []byte, in any) bool { return decodeJSONString(string(body), in) }
-
-// decodeJSONString is decodeJSONFast over a string, whose memory the
-// decoded strings share.
-func decodeJSONString(s string, in any) bool {
-	d := jsonIn{s: s}
+// Strings share the memory of s, except the queue URL and the FIFO ids,
+// which outlive the request (in the request journal, metrics, message
+// groups and deduplication windows) and get their own. The maps of message
+// attributes are made afresh when lent is nil, else borrowed from lent.
+func decodeJSONFast(s string, in any, lent *lentMaps) bool {
+	d := jsonIn{s: s, lent: lent}
 	switch in.(type) {
 	case *SendMessageInput, *SendMessageBatchInput, *ReceiveMessageInput, *DeleteMessageInput,
 		*DeleteMessageBatchInput, *ChangeMessageVisibilityInput, *ChangeMessageVisibilityBatchInput:
@@ -79,9 +77,45 @@ type jsonIn struct {
 	scratch []byte // unescaped strings are built here
 	strs    []string
 	ints    []int
+	lent    *lentMaps // nil: attribute maps are made afresh
+}
+
+// lentMaps lends the fast decoder maps of message attributes for one
+// request, and keeps them, emptied, for the next (it comes with a pooled
+// buffer): the action copies what it needs out of them, and a map of even
+// one attribute is an allocation of hundreds of bytes, for every message
+// sent. Its length is the maps lent; emptied ones wait beyond it.
+type lentMaps []map[string]MessageAttributeValue
+
+// borrow lends a map, empty.
+func (l *lentMaps) borrow() map[string]MessageAttributeValue {
+	n := len(*l)
+	if n < cap(*l) {
+		*l = (*l)[:n+1]
+		if m := (*l)[n]; m != nil {
+			return m
+		}
+	} else {
+		*l = append(*l, nil)
+	}
+	m := map[string]MessageAttributeValue{}
+	(*l)[n] = m
+	return m
+}
+
+// release takes back and empties every map lent. Nothing may use them
+// afterwards.
+func (l *lentMaps) release() {
+	for _, m := range *l {
+		clear(m)
+	}
+	*l = (*l)[:0]
 }
 
 func (d *jsonIn) ws() {
+	if d.i < len(d.s) && d.s[d.i] > ' ' {
+		return // the usual case: SDKs send JSON without white space
+	}
 	for d.i < len(d.s) {
 		switch d.s[d.i] {
 		case ' ', '\t', '\n', '\r':
@@ -179,14 +213,8 @@ func (d *jsonIn) array(elem func() bool) (int, bool) {
 func (d *jsonIn) str() (string, bool) {
 	d.i++ // the opening quote
 	start := d.i
-	// Most strings are printable ASCII without escapes: their end is the
-	// next quote, which IndexByte finds many bytes at a time.
-	if n := strings.IndexByte(d.s[start:], '"'); n >= 0 {
-		if v := d.s[start : start+n]; strings.IndexByte(v, '\\') < 0 && wordscan.PrintableRun(v, 0) == n {
-			d.i += n + 1
-			return v, true
-		}
-	}
+	// One pass over the string: most are ASCII without escapes, which
+	// plainRun crosses to the closing quote eight bytes at a time.
 	for {
 		d.i = plainRun(d.s, d.i, false)
 		if d.i == len(d.s) {
@@ -215,21 +243,30 @@ func (d *jsonIn) str() (string, bool) {
 // control character or a byte of a non-ASCII character, and with html set
 // also <, > and &, which json.Marshal escapes.
 func plainRun(s string, i int, html bool) int {
-	for ; i+8 <= len(s); i += 8 {
-		w := wordscan.Word(s[i : i+8])
-		if w&wordscan.Highs != 0 {
-			break
-		}
-		m := wordscan.NotBelow(w, ' ') & wordscan.NotByte(w, '\\')
-		if html {
+	// The tests run on each word with every top bit clear, so that they are
+	// exact for each byte; a byte whose top bit was set is a non-ASCII one,
+	// and stops the run too. A loop for each case keeps the flag's test
+	// out of them.
+	if html {
+		for ; i+8 <= len(s); i += 8 {
+			w := wordscan.Word(s[i : i+8])
+			a := w &^ wordscan.Highs
 			// " and & differ in one bit, as do < and >: setting it tests
 			// for both at once.
-			m &= wordscan.NotByte(w|0x04*wordscan.Ones, '&') & wordscan.NotByte(w|0x02*wordscan.Ones, '>')
-		} else {
-			m &= wordscan.NotByte(w, '"')
+			m := wordscan.NotBelow(a, ' ') & wordscan.NotByte(a, '\\') &
+				wordscan.NotByte(a|0x04*wordscan.Ones, '&') & wordscan.NotByte(a|0x02*wordscan.Ones, '>')
+			if stop := (^m | w) & wordscan.Highs; stop != 0 {
+				return i + bits.TrailingZeros64(stop)/8
+			}
 		}
-		if m&wordscan.Highs != wordscan.Highs {
-			break
+	} else {
+		for ; i+8 <= len(s); i += 8 {
+			w := wordscan.Word(s[i : i+8])
+			a := w &^ wordscan.Highs
+			m := wordscan.NotBelow(a, ' ') & wordscan.NotByte(a, '\\') & wordscan.NotByte(a, '"')
+			if stop := (^m | w) & wordscan.Highs; stop != 0 {
+				return i + bits.TrailingZeros64(stop)/8
+			}
 		}
 	}
 	for ; i < len(s); i++ {
@@ -563,7 +600,12 @@ func (d *jsonIn) attributes(p *map[string]MessageAttributeValue) bool {
 		*p = nil
 		return true
 	}
-	m := map[string]MessageAttributeValue{}
+	var m map[string]MessageAttributeValue
+	if d.lent != nil {
+		m = d.lent.borrow()
+	} else {
+		m = map[string]MessageAttributeValue{}
+	}
 	*p = m
 	return d.object(func(key string) bool {
 		var v MessageAttributeValue

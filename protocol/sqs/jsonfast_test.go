@@ -23,7 +23,7 @@ func compareJSONDecoders(t *testing.T, action, body string) bool {
 	t.Helper()
 	a := actionTable()[action]
 	fast := a.newInput()
-	took := decodeJSONFast([]byte(body), fast)
+	took := decodeJSONFast(body, fast, nil)
 	std := a.newInput()
 	err := json.Unmarshal([]byte(body), std)
 	switch {
@@ -131,7 +131,7 @@ func TestJSONFastDecoderOnlyTakesMessageActions(t *testing.T) {
 		for _, a := range jsonFastActions {
 			taken = taken || a == action
 		}
-		if got := decodeJSONFast([]byte(`{}`), actionTable()[action].newInput()); got != taken {
+		if got := decodeJSONFast(`{}`, actionTable()[action].newInput(), nil); got != taken {
 			t.Errorf("%s: decodeJSONFast took {}: %v, want %v", action, got, taken)
 		}
 	}
@@ -146,7 +146,7 @@ func TestJSONFastDecoderCopiesLastingStrings(t *testing.T) {
 	}
 	body := `{"QueueUrl":"u","Entries":[{"Id":"a","MessageBody":"b","MessageGroupId":"g","MessageDeduplicationId":"d"}]}`
 	var in SendMessageBatchInput
-	if !decodeJSONString(body, &in) {
+	if !decodeJSONFast(body, &in, nil) {
 		t.Fatal("not taken")
 	}
 	e := in.Entries[0]
@@ -160,7 +160,7 @@ func TestJSONFastDecoderCopiesLastingStrings(t *testing.T) {
 	}
 	body = `{"QueueUrl":"u","ReceiveRequestAttemptId":"a"}`
 	var r ReceiveMessageInput
-	if !decodeJSONString(body, &r) || within(r.QueueUrl, body) || within(r.ReceiveRequestAttemptId, body) {
+	if !decodeJSONFast(body, &r, nil) || within(r.QueueUrl, body) || within(r.ReceiveRequestAttemptId, body) {
 		t.Errorf("receive: %+v", r)
 	}
 }
@@ -207,10 +207,10 @@ func jsonResults(a, b string, bin []byte, n uint8) []any {
 			if i > 0 || n&1 != 0 {
 				m.Attributes = attributeMap{a: b, b: a, "SentTimestamp": "1"}
 				m.MD5OfMessageAttributes = b
-				m.MessageAttributes = messageAttributeMap{
+				m.MessageAttributes = toEngineAttributes(map[string]MessageAttributeValue{
 					a: {StringValue: b, DataType: "String"}, b: {BinaryValue: bin, DataType: a},
 					"e": {}, "s": {StringValue: a, BinaryValue: bin, DataType: "Binary"},
-				}
+				})
 			}
 			recv.Messages[i] = m
 		}
@@ -312,5 +312,75 @@ func TestRequestIDs(t *testing.T) {
 	}
 	if a, b := requestIDs.next(), requestIDs.next(); a == b || !uuidV4.MatchString(a) {
 		t.Errorf("request ids %q, %q", a, b)
+	}
+}
+
+// Attribute maps borrowed for one request come back empty, and decode the
+// next request as fresh ones would.
+func TestJSONFastDecoderLentMaps(t *testing.T) {
+	var lent lentMaps
+	borrowed := 0
+	for _, c := range jsonFastTaken {
+		in := actionTable()[c[0]].newInput()
+		if !decodeJSONFast(c[1], in, &lent) {
+			t.Fatalf("%s: %q not taken with lent maps", c[0], c[1])
+		}
+		fresh := actionTable()[c[0]].newInput()
+		decodeJSONFast(c[1], fresh, nil)
+		if !reflect.DeepEqual(in, fresh) {
+			t.Errorf("%s: %q decoded with lent maps as\n%#v\nfresh\n%#v", c[0], c[1], in, fresh)
+		}
+		maps := append(lentMaps(nil), lent...)
+		borrowed += len(maps)
+		lent.release()
+		for _, m := range maps {
+			if len(m) != 0 {
+				t.Errorf("%s: a map came back with %v", c[0], m)
+			}
+		}
+		if len(lent) != 0 {
+			t.Errorf("%s: %d maps still lent", c[0], len(lent))
+		}
+		// The next request borrows the same maps.
+		for i, m := range maps {
+			if got := lent.borrow(); reflect.ValueOf(got).UnsafePointer() != reflect.ValueOf(m).UnsafePointer() {
+				t.Errorf("%s: map %d not lent again", c[0], i)
+			}
+		}
+		lent.release()
+	}
+	if borrowed == 0 {
+		t.Error("no map was borrowed")
+	}
+}
+
+// plainRunByByte is plainRun one byte at a time.
+func plainRunByByte(s string, i int, html bool) int {
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '"' || c == '\\' || c < ' ' || c >= 0x80 || html && (c == '<' || c == '>' || c == '&') {
+			break
+		}
+	}
+	return i
+}
+
+// plainRun stops at the first byte it must, whatever the byte and wherever
+// it falls in a word.
+func TestPlainRunStopsAtEveryByte(t *testing.T) {
+	for _, html := range []bool{false, true} {
+		for c := range 256 {
+			for at := range 19 {
+				b := []byte(strings.Repeat("abcdefgh", 3))
+				b[at] = byte(c)
+				b[at+3] = '"'
+				s := string(b)
+				for from := range 3 {
+					if got, want := plainRun(s, from, html), plainRunByByte(s, from, html); got != want {
+						t.Fatalf("plainRun(%q, %d, %v) = %d, want %d", s, from, html, got, want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -113,12 +113,12 @@ func appendMessage(b []byte, m *Message) []byte {
 	}
 	if len(m.MessageAttributes) > 0 {
 		b = append(b, `,"MessageAttributes":{`...)
-		for i, k := range sortedKeys(m.MessageAttributes) {
+		for i := range m.MessageAttributes {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			v := m.MessageAttributes[k]
-			b = append(appendJSONString(b, k), ":{"...)
+			v := &m.MessageAttributes[i]
+			b = append(appendJSONString(b, v.Name), ":{"...)
 			if v.StringValue != "" {
 				b = append(appendJSONString(append(b, `"StringValue":`...), v.StringValue), ',')
 			}

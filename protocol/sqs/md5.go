@@ -1,6 +1,7 @@
 package sqs
 
 import (
+	"bytes"
 	"crypto/md5"
 	"encoding/binary"
 	"encoding/hex"
@@ -16,12 +17,21 @@ const (
 	transportBinary byte = 2
 )
 
-// md5OfAttributes digests message attributes as SQS does, and as the SDKs
+// attributeDigests digests message attributes as SQS does, and as the SDKs
 // check it: sorted by name, each as length-prefixed name, length-prefixed
 // data type, a transport byte and the length-prefixed value, lengths 4-byte
-// big-endian (aws-sdk-java-v2 MessageMD5ChecksumInterceptor). It is "" for
-// no attributes, which answers leave out.
-func md5OfAttributes(attrs []engine.MessageAttribute) string {
+// big-endian (aws-sdk-java-v2 MessageMD5ChecksumInterceptor); "" for no
+// attributes, which answers leave out. It keeps the last digest with its
+// input, for one request: the messages of a batch often carry the same
+// attributes, and then one digest serves them all. A nil *attributeDigests
+// keeps nothing.
+type attributeDigests struct {
+	in  []byte // the input of sum, in buf when it fits
+	sum string
+	buf [128]byte
+}
+
+func (d *attributeDigests) of(attrs []engine.MessageAttribute) string {
 	if len(attrs) == 0 {
 		return ""
 	}
@@ -41,10 +51,20 @@ func md5OfAttributes(attrs []engine.MessageAttribute) string {
 			in = appendValue(append(in, transportString), a.StringValue)
 		}
 	}
+	if d != nil && d.sum != "" && bytes.Equal(in, d.in) {
+		return d.sum
+	}
 	sum := md5.Sum(in)
 	var digest [2 * md5.Size]byte
 	hex.Encode(digest[:], sum[:])
-	return string(digest[:])
+	if d == nil {
+		return string(digest[:])
+	}
+	if d.in == nil {
+		d.in = d.buf[:0]
+	}
+	d.in, d.sum = append(d.in[:0], in...), string(digest[:])
+	return d.sum
 }
 
 // appendValue appends v after its length, 4 bytes big-endian.

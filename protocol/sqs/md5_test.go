@@ -17,6 +17,11 @@ import (
 	"github.com/minisqs/minisqs/engine"
 )
 
+// md5OfAttributes is the digest of attrs alone.
+func md5OfAttributes(attrs []engine.MessageAttribute) string {
+	return (*attributeDigests)(nil).of(attrs)
+}
+
 // md5TestReference computes MD5OfMessageAttributes straight from AWS's
 // description ("Calculating the MD5 message digest for message attributes",
 // SQS Developer Guide), written apart from md5.go: attributes sorted by name;
@@ -264,7 +269,9 @@ func TestMD5OfAttributesOnTheWire(t *testing.T) {
 	req.Header.Set("X-Amz-Target", "AmazonSQS.ReceiveMessage")
 	rec = httptest.NewRecorder()
 	svc.ServeJSON(rec, req)
-	var rr ReceiveMessageOutput
+	var rr struct {
+		Messages []struct{ MD5OfMessageAttributes string }
+	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &rr); err != nil || rec.Code != 200 {
 		t.Fatalf("json ReceiveMessage: %d %v\n%s", rec.Code, err, rec.Body)
 	}
@@ -275,5 +282,24 @@ func TestMD5OfAttributesOnTheWire(t *testing.T) {
 		if m.MD5OfMessageAttributes != want {
 			t.Errorf("received MD5OfMessageAttributes = %q, want %s", m.MD5OfMessageAttributes, want)
 		}
+	}
+}
+
+// A request's digests give each set of attributes its own digest, however
+// the sets follow one another.
+func TestAttributeDigestsKeepNoStaleDigest(t *testing.T) {
+	a := []engine.MessageAttribute{{Name: "kind", DataType: "String", StringValue: "order"}}
+	b := []engine.MessageAttribute{{Name: "kind", DataType: "String", StringValue: "orders"}}
+	bin := []engine.MessageAttribute{{Name: "kind", DataType: "Binary", BinaryValue: []byte("order")}}
+	unsorted := []engine.MessageAttribute{{Name: "z", DataType: "Number", StringValue: "1"}, a[0]}
+	long := []engine.MessageAttribute{{Name: "big", DataType: "String", StringValue: strings.Repeat("x", 300)}}
+	var d attributeDigests
+	for i, attrs := range [][]engine.MessageAttribute{a, a, b, a, nil, b, bin, a, unsorted, unsorted, long, long, a} {
+		if got, want := d.of(attrs), md5OfAttributes(attrs); got != want {
+			t.Errorf("set %d: digest %q, want %q", i, got, want)
+		}
+	}
+	if d.of(a) == d.of(b) || d.of(a) == d.of(bin) {
+		t.Error("different attributes, one digest")
 	}
 }

@@ -18,7 +18,7 @@ import (
 // system attributes of the caller's own.
 func PeekedMessage(m engine.MessageState, receiptHandle string, extra map[string]string) Message {
 	d := engine.Delivery{Message: m.Message, ReceiptHandle: receiptHandle, ReceiveCount: m.ReceiveCount, FirstReceivedAt: m.FirstReceivedAt}
-	out := deliveredMessage(&d, []string{sysAll}, []string{"All"})
+	out := deliveredMessage(&d, []string{sysAll}, []string{"All"}, nil)
 	if m.FirstReceivedAt.IsZero() {
 		out.Attributes[sysFirstReceiveTimestamp] = "0"
 	}

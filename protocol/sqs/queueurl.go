@@ -8,9 +8,14 @@ import (
 	"github.com/minisqs/minisqs/protocol/queueurl"
 )
 
-// queueURL is the URL clients use for q, in q's own account.
+// queueURL is the URL clients use for q, in q's own account. Its base is
+// found only here, since most actions answer with no queue URL.
 func (c *call) queueURL(q *engine.Queue) string {
-	return queueurl.For(c.baseURL, q.Namespace().Account, q.Name())
+	base := c.svc.baseURL
+	if c.http != nil {
+		base = queueurl.Base(c.http, c.svc.baseURL)
+	}
+	return queueurl.For(base, q.Namespace().Account, q.Name())
 }
 
 // namespace is where the request acts when it names no queue URL: the
@@ -30,11 +35,7 @@ func (c *call) namespace() engine.Namespace {
 func (c *call) queue(queueURL string) (*engine.Queue, error) {
 	path := c.path
 	if queueURL != "" {
-		if u, err := url.Parse(queueURL); err == nil && u.Path != "" {
-			path = u.Path
-		} else {
-			path = queueURL
-		}
+		path = urlPath(queueURL)
 	}
 	if queueURL == "" && strings.Trim(path, "/") == "" {
 		return nil, engine.ErrMissing("QueueUrl")
@@ -52,11 +53,63 @@ func (c *call) queue(queueURL string) (*engine.Queue, error) {
 	return c.svc.engine.QueueIn(c.svc.engine.Namespace(account, c.region), name)
 }
 
-// splitQueuePath reads "/ACCOUNT/NAME" (a trailing slash allowed).
+// urlPath is the path of the URL s as url.Parse reads it, or s itself when
+// it is no URL or has no path. Queue URLs as SQS hands them out, http or
+// https to a plain host and port with a path of URL-safe characters, are
+// read without url.Parse, which allocates: every message action names one.
+func urlPath(s string) string {
+	rest, ok := strings.CutPrefix(s, "http://")
+	if !ok {
+		rest, ok = strings.CutPrefix(s, "https://")
+	}
+	if ok {
+		if host, _, found := strings.Cut(rest, "/"); found && plainHost(host) && plainPath(rest[len(host):]) {
+			return rest[len(host):]
+		}
+	}
+	if u, err := url.Parse(s); err == nil && u.Path != "" {
+		return u.Path
+	}
+	return s
+}
+
+// plainHost reports whether h is a host name or IPv4 address of letters,
+// digits, dots and hyphens, with an optional port of digits.
+func plainHost(h string) bool {
+	name, port, _ := strings.Cut(h, ":")
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	for i := 0; i < len(port); i++ {
+		if port[i] < '0' || port[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainPath reports whether p holds only characters that url.Parse takes
+// in a path as they are: letters, digits, slashes and "-._~".
+func plainPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return false
+		}
+	}
+	return true
+}
+
+// splitQueuePath reads "/ACCOUNT/NAME", with or without slashes around it,
+// without allocating: it runs on every request.
 func splitQueuePath(path string) (account, name string, ok bool) {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+	account, name, ok = strings.Cut(strings.Trim(path, "/"), "/")
+	if !ok || account == "" || name == "" || strings.IndexByte(name, '/') >= 0 {
 		return "", "", false
 	}
-	return parts[0], parts[1], true
+	return account, name, true
 }

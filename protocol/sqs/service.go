@@ -7,6 +7,8 @@ package sqs
 
 import (
 	"context"
+	"net/http"
+	"sync"
 
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/protocol/dispatch"
@@ -40,16 +42,51 @@ func New(e *engine.Engine, opts Options) *Service {
 
 // call is one request's context for an action.
 type call struct {
-	ctx     context.Context
-	svc     *Service
-	baseURL string
-	path    string // the request's path, which may name the queue
+	ctx  context.Context
+	svc  *Service
+	http *http.Request // nil when no HTTP request carries the call
+	path string        // the request's path, which may name the queue
 	// account and region are what the request's signature names; ""
 	// leaves them to the queue URL and the server's defaults.
 	account, region string
 	// trace is the request's X-Amzn-Trace-Id header, which SQS gives every
 	// message the request sends as its AWSTraceHeader.
 	trace string
+	// digests digests the message attributes of the request's messages.
+	digests attributeDigests
+
+	// req is the request on its way through the dispatch chain.
+	req dispatch.Request
+	// Lists the answers are built in, whose memory the call keeps for the
+	// next request it serves (see release).
+	sendResults  []SendMessageBatchResultEntry
+	sendEntries  []sentEntry
+	messages     []Message
+	batchResults []BatchResultEntry
+}
+
+// sentEntry is a message of a batch sent: its entry's id, and the digest of
+// the system attributes the entry gave.
+type sentEntry struct{ id, sysMD5 string }
+
+// calls holds calls for the front ends to reuse, lists and all: a call
+// serves one request, answered before the call is released.
+var calls = sync.Pool{New: func() any { return new(call) }}
+
+func newCall() *call { return calls.Get().(*call) }
+
+// release forgets the request and gives c back to calls. Nothing of the
+// request's answer may be used afterwards: its lists are c's.
+func (c *call) release() {
+	clear(c.sendResults[:cap(c.sendResults)])
+	clear(c.sendEntries[:cap(c.sendEntries)])
+	clear(c.messages[:cap(c.messages)])
+	clear(c.batchResults[:cap(c.batchResults)])
+	*c = call{
+		sendResults: c.sendResults[:0], sendEntries: c.sendEntries[:0],
+		messages: c.messages[:0], batchResults: c.batchResults[:0],
+	}
+	calls.Put(c)
 }
 
 // action is one entry of the action table.
@@ -96,31 +133,30 @@ func (entryIDRule) MatchString(s string) bool {
 }
 
 // checkBatch applies the whole-batch rules to entries of the type entryType
-// names, whose ids id reads: 1 to max entries (10 in SQS), valid and
+// names, whose ids idOf reads: 1 to max entries (10 in SQS), valid and
 // distinct ids. The
 // texts are AWS's (moto's aws_verified test_send_message_batch_errors and
 // test_delete_message_batch_with_zero_entries; LocalStack's validated
 // test_too_many_entries_in_batch_request and test_invalid_batch_id).
-func checkBatch[E any](entryType string, max int, entries []E, id func(E) string) error {
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = id(e)
-	}
-	if len(ids) == 0 {
+func checkBatch[E any](entryType string, max int, entries []E, idOf func(*E) string) error {
+	if len(entries) == 0 {
 		return engine.ErrBatchEmpty(entryType)
 	}
-	if len(ids) > max {
-		return engine.ErrBatchTooMany(len(ids), max)
+	if len(entries) > max {
+		return engine.ErrBatchTooMany(len(entries), max)
 	}
-	seen := make(map[string]bool, len(ids))
-	for _, id := range ids {
+	// At most max ids, a handful: comparing each with those before it
+	// finds a repeat without a set.
+	for i := range entries {
+		id := idOf(&entries[i])
 		if !batchEntryID.MatchString(id) {
 			return engine.ErrBatchEntryID(id)
 		}
-		if seen[id] {
-			return engine.ErrBatchEntryRepeated(id)
+		for j := range i {
+			if id == idOf(&entries[j]) {
+				return engine.ErrBatchEntryRepeated(id)
+			}
 		}
-		seen[id] = true
 	}
 	return nil
 }

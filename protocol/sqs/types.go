@@ -2,8 +2,11 @@ package sqs
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"encoding/xml"
 	"sort"
+
+	"github.com/minisqs/minisqs/engine"
 )
 
 // Inputs and outputs of the SQS actions, shared by both codecs. Field names
@@ -76,19 +79,37 @@ func marshalPairs(e *xml.Encoder, start xml.StartElement, m map[string]string, k
 	return nil
 }
 
-// messageAttributeMap is written in XML as repeated
-// <MessageAttribute><Name/><Value>...</Value></MessageAttribute>.
-type messageAttributeMap map[string]MessageAttributeValue
+// messageAttributeList is a received message's attributes, sorted by name
+// and each name once, as a JSON object of MessageAttributeValue by name,
+// and in XML as repeated
+// <MessageAttribute><Name/><Value>...</Value></MessageAttribute>. A list
+// rather than a map: every received message carries one, and a map of even
+// one attribute costs an allocation of hundreds of bytes.
+type messageAttributeList []engine.MessageAttribute
 
-func (m messageAttributeMap) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
-	for _, k := range sortedKeys(m) {
+func (l messageAttributeList) value(i int) MessageAttributeValue {
+	return MessageAttributeValue{StringValue: l[i].StringValue, BinaryValue: l[i].BinaryValue, DataType: l[i].DataType}
+}
+
+// MarshalJSON writes l as encoding/json writes the map of its values by
+// name; the fast encoder (appendMessage) writes the same bytes.
+func (l messageAttributeList) MarshalJSON() ([]byte, error) {
+	m := make(map[string]MessageAttributeValue, len(l))
+	for i := range l {
+		m[l[i].Name] = l.value(i)
+	}
+	return json.Marshal(m)
+}
+
+func (l messageAttributeList) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	for i := range l {
 		if err := e.EncodeToken(start); err != nil {
 			return err
 		}
-		if err := e.EncodeElement(k, xml.StartElement{Name: xml.Name{Local: "Name"}}); err != nil {
+		if err := e.EncodeElement(l[i].Name, xml.StartElement{Name: xml.Name{Local: "Name"}}); err != nil {
 			return err
 		}
-		if err := e.EncodeElement(m[k], xml.StartElement{Name: xml.Name{Local: "Value"}}); err != nil {
+		if err := e.EncodeElement(l.value(i), xml.StartElement{Name: xml.Name{Local: "Value"}}); err != nil {
 			return err
 		}
 		if err := e.EncodeToken(start.End()); err != nil {
@@ -234,13 +255,13 @@ type ReceiveMessageInput struct {
 
 // Message is one received message.
 type Message struct {
-	MessageId              string              `json:"MessageId" xml:"MessageId"`
-	ReceiptHandle          string              `json:"ReceiptHandle" xml:"ReceiptHandle"`
-	MD5OfBody              string              `json:"MD5OfBody" xml:"MD5OfBody"`
-	Body                   string              `json:"Body" xml:"Body"`
-	Attributes             attributeMap        `json:"Attributes,omitempty" xml:"Attribute,omitempty"`
-	MD5OfMessageAttributes string              `json:"MD5OfMessageAttributes,omitempty" xml:"MD5OfMessageAttributes,omitempty"`
-	MessageAttributes      messageAttributeMap `json:"MessageAttributes,omitempty" xml:"MessageAttribute,omitempty"`
+	MessageId              string               `json:"MessageId" xml:"MessageId"`
+	ReceiptHandle          string               `json:"ReceiptHandle" xml:"ReceiptHandle"`
+	MD5OfBody              string               `json:"MD5OfBody" xml:"MD5OfBody"`
+	Body                   string               `json:"Body" xml:"Body"`
+	Attributes             attributeMap         `json:"Attributes,omitempty" xml:"Attribute,omitempty"`
+	MD5OfMessageAttributes string               `json:"MD5OfMessageAttributes,omitempty" xml:"MD5OfMessageAttributes,omitempty"`
+	MessageAttributes      messageAttributeList `json:"MessageAttributes,omitempty" xml:"MessageAttribute,omitempty"`
 }
 
 // ReceiveMessageOutput is the result of the ReceiveMessage action.
