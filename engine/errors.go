@@ -47,6 +47,9 @@ func Errorf(code Code, format string, args ...any) *Error {
 
 // CodeOf returns the Code of err, or ErrInternal when err is not an *Error.
 func CodeOf(err error) Code {
+	if e, ok := err.(*Error); ok { // most are; errors.As allocates
+		return e.Code
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
