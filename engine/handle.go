@@ -159,13 +159,26 @@ func encodeReceiptHandle(qid [16]byte, seq uint64, token [tokenLen]byte) string 
 	copy(b[1:17], qid[:])
 	binary.BigEndian.PutUint64(b[17:25], seq)
 	copy(b[25:], token[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
+	var text [receiptHandleTextLen]byte
+	base64.RawURLEncoding.Encode(text[:], b[:])
+	return string(text[:])
 }
+
+// receiptHandleTextLen is the length of every receipt handle minisqs
+// issues: receiptHandleLen bytes in unpadded base64.
+const receiptHandleTextLen = (receiptHandleLen*8 + 5) / 6
 
 // decodeReceiptHandle reads a handle's parts; it does not check the token.
 func decodeReceiptHandle(h string) (qid [16]byte, seq uint64, token [tokenLen]byte, err error) {
-	b, derr := base64.RawURLEncoding.DecodeString(h)
-	if derr != nil || len(b) != receiptHandleLen || b[0] != receiptHandleVersion {
+	// Only a handle of the issued length can decode to receiptHandleLen
+	// bytes, so it is decoded in place.
+	var text [receiptHandleTextLen]byte
+	var b [receiptHandleLen]byte
+	if len(h) != len(text) {
+		return qid, 0, token, errHandleNeverIssued(h)
+	}
+	copy(text[:], h)
+	if n, derr := base64.RawURLEncoding.Decode(b[:], text[:]); derr != nil || n != receiptHandleLen || b[0] != receiptHandleVersion {
 		return qid, 0, token, errHandleNeverIssued(h)
 	}
 	copy(qid[:], b[1:17])

@@ -17,8 +17,10 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		m   *message
 	}
 	batch := make([]pending, 0, len(msgs))
+	// The batch's bodies are copied, for their MD5, to one buffer in turn.
+	var body []byte
 	for i := range msgs {
-		rec, m, err := q.prepare(&msgs[i], a)
+		rec, m, err := q.prepare(&msgs[i], a, &body)
 		if err != nil {
 			results[i].Err = err
 			continue
@@ -112,8 +114,8 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 }
 
 // prepare validates one message against the queue's settings and builds its
-// record, without touching the queue.
-func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, error) {
+// record, without touching the queue; body is scratch space.
+func (q *Queue) prepare(in *NewMessage, a QueueAttributes, body *[]byte) (Message, *message, error) {
 	if in.Body == "" {
 		return Message{}, nil, ErrMissing("MessageBody")
 	}
@@ -170,19 +172,23 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 			return Message{}, nil, err
 		}
 	}
-	id, err := q.e.newID()
-	if err != nil {
+	// The id and the body's MD5 share one allocation.
+	var ids [uuidLen + 2*md5.Size]byte
+	if err := q.e.putID(ids[:uuidLen]); err != nil {
 		return Message{}, nil, ErrInternalFailure("message id: " + err.Error())
 	}
-	sum := md5.Sum([]byte(in.Body))
+	*body = append((*body)[:0], in.Body...)
+	sum := md5.Sum(*body)
+	hex.Encode(ids[uuidLen:], sum[:])
+	both := string(ids[:])
 	sender := in.SenderID
 	if sender == "" {
 		sender = q.ns.Account
 	}
 	rec := Message{
-		ID:               id,
+		ID:               both[:uuidLen],
 		Body:             in.Body,
-		MD5OfBody:        hex.EncodeToString(sum[:]),
+		MD5OfBody:        both[uuidLen:],
 		Attributes:       in.Attributes,
 		SystemAttributes: in.SystemAttributes,
 		SenderID:         sender,
