@@ -154,14 +154,18 @@ func (h *handleSigner) valid(qid [16]byte, seq uint64, token [tokenLen]byte) boo
 }
 
 func encodeReceiptHandle(qid [16]byte, seq uint64, token [tokenLen]byte) string {
+	var text [receiptHandleTextLen]byte
+	return string(appendReceiptHandle(text[:0], qid, seq, token))
+}
+
+// appendReceiptHandle appends encodeReceiptHandle's text to dst.
+func appendReceiptHandle(dst []byte, qid [16]byte, seq uint64, token [tokenLen]byte) []byte {
 	var b [receiptHandleLen]byte
 	b[0] = receiptHandleVersion
 	copy(b[1:17], qid[:])
 	binary.BigEndian.PutUint64(b[17:25], seq)
 	copy(b[25:], token[:])
-	var text [receiptHandleTextLen]byte
-	base64.RawURLEncoding.Encode(text[:], b[:])
-	return string(text[:])
+	return base64.RawURLEncoding.AppendEncode(dst, b[:])
 }
 
 // receiptHandleTextLen is the length of every receipt handle minisqs

@@ -23,8 +23,8 @@ func (q *Queue) acknowledge(handles []string, inFlightOnly bool) []error {
 		return fillErrors(errs, errNoQueue())
 	}
 	q.advance(q.e.clock.Now().UnixNano()) // an expired message is gone, not acknowledged
-	var gone []*message
-	var goneAt []int // gone[k] is named by handles[goneAt[k]]
+	gone := make([]*message, 0, len(handles))
+	goneAt := make([]int, 0, len(handles)) // gone[k] is named by handles[goneAt[k]]
 	for i, h := range handles {
 		m, err := q.leaseLocked(h, ReasonExpired)
 		if err == nil && inFlightOnly && m.state != stateInFlight {
