@@ -18,10 +18,17 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		withState bool // m.rec ends with m's state
 	}
 	batch := make([]pending, 0, len(msgs))
-	// The batch's bodies are copied, for their MD5, to one buffer in turn.
+	// The batch's bodies are copied, for their MD5, to one buffer in turn;
+	// their ids and MD5s share one string.
 	var body []byte
+	var room [maxBatchEntriesAnyProfile * idTextLen]byte
+	ids := room[:]
+	if len(msgs) > maxBatchEntriesAnyProfile {
+		ids = make([]byte, len(msgs)*idTextLen)
+	}
 	for i := range msgs {
-		rec, m, err := q.prepare(&msgs[i], a, &body)
+		at := len(batch) * idTextLen
+		rec, m, err := q.prepare(&msgs[i], a, &body, ids[at:at+idTextLen])
 		if err != nil {
 			results[i].Err = err
 			continue
@@ -30,6 +37,12 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	}
 	if len(batch) == 0 {
 		return results
+	}
+	text := string(ids[:len(batch)*idTextLen])
+	for k := range batch {
+		at := k * idTextLen
+		batch[k].rec.ID = text[at : at+uuidLen]
+		batch[k].rec.MD5OfBody = text[at+uuidLen : at+idTextLen]
 	}
 
 	q.mu.Lock()
@@ -115,8 +128,9 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 }
 
 // prepare validates one message against the queue's settings and builds its
-// record, without touching the queue; body is scratch space.
-func (q *Queue) prepare(in *NewMessage, a QueueAttributes, body *[]byte) (Message, *message, error) {
+// record, without touching the queue, but for its ID and MD5OfBody: it
+// writes their text to ids, idTextLen bytes. body is scratch space.
+func (q *Queue) prepare(in *NewMessage, a QueueAttributes, body *[]byte, ids []byte) (Message, *message, error) {
 	if in.Body == "" {
 		return Message{}, nil, ErrMissing("MessageBody")
 	}
@@ -173,23 +187,18 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes, body *[]byte) (Messag
 			return Message{}, nil, err
 		}
 	}
-	// The id and the body's MD5 share one allocation.
-	var ids [uuidLen + 2*md5.Size]byte
 	if err := q.e.putID(ids[:uuidLen]); err != nil {
 		return Message{}, nil, ErrInternalFailure("message id: " + err.Error())
 	}
 	*body = append((*body)[:0], in.Body...)
 	sum := md5.Sum(*body)
-	hex.Encode(ids[uuidLen:], sum[:])
-	both := string(ids[:])
+	hex.Encode(ids[uuidLen:idTextLen], sum[:])
 	sender := in.SenderID
 	if sender == "" {
 		sender = q.ns.Account
 	}
 	rec := Message{
-		ID:               both[:uuidLen],
 		Body:             in.Body,
-		MD5OfBody:        both[uuidLen:],
 		Attributes:       in.Attributes,
 		SystemAttributes: in.SystemAttributes,
 		SenderID:         sender,
@@ -198,6 +207,9 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes, body *[]byte) (Messag
 	}
 	return rec, &message{}, nil
 }
+
+// idTextLen is the length of a message's id and body MD5, as text.
+const idTextLen = uuidLen + 2*md5.Size
 
 // MessageSize is the size SQS counts against MaximumMessageSize: the body's
 // UTF-8 bytes plus each attribute's name, type and value.
