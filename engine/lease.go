@@ -46,10 +46,8 @@ func (q *Queue) acknowledge(handles []string, inFlightOnly bool) []error {
 	// The store first: a delete it did not record is not done.
 	seq := q.seqToSave(topSeq(gone))
 	err := q.e.store.update(func(tx recordTx) error {
-		for _, m := range gone {
-			if err := q.e.store.deleteMessageTx(tx, q.keyspace, m.seq); err != nil {
-				return err
-			}
+		if err := q.e.store.deleteBatchTx(tx, q.keyspace, gone); err != nil {
+			return err
 		}
 		return q.putSeqTx(tx, seq)
 	})

@@ -298,6 +298,35 @@ func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]
 	return tx.set(kv[:n], kv[n:])
 }
 
+// deleteBatchTx removes the records of msgs, whose keys share one
+// allocation: buntdb keeps a deleted key only until the commit.
+func (s *store) deleteBatchTx(tx recordTx, keyspace string, msgs []*message) error {
+	if !s.durable {
+		return nil
+	}
+	var room [maxBatchEntriesAnyProfile * 2 * 24]byte
+	var ends [maxBatchEntriesAnyProfile]int // where each message's keys end
+	b, at := room[:0], ends[:0]
+	for _, m := range msgs {
+		b = appendRecordKey(b, messagePrefix, keyspace, m.seq)
+		b = appendRecordKey(b, statePrefix, keyspace, m.seq)
+		at = append(at, len(b))
+	}
+	keys := string(b)
+	start := 0
+	for _, end := range at {
+		mid := start + (end-start)/2 // the two keys have the same length
+		if _, _, err := tx.delete(keys[start:mid]); err != nil {
+			return err
+		}
+		if _, _, err := tx.delete(keys[mid:end]); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
 // deleteMessageTx removes a message's records.
 func (s *store) deleteMessageTx(tx recordTx, keyspace string, seq uint64) error {
 	if !s.durable {
