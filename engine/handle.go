@@ -174,15 +174,21 @@ const receiptHandleTextLen = (receiptHandleLen*8 + 5) / 6
 
 // decodeReceiptHandle reads a handle's parts; it does not check the token.
 func decodeReceiptHandle(h string) (qid [16]byte, seq uint64, token [tokenLen]byte, err error) {
-	// Only a handle of the issued length can decode to receiptHandleLen
-	// bytes, so it is decoded in place.
-	var text [receiptHandleTextLen]byte
 	var b [receiptHandleLen]byte
-	if len(h) != len(text) {
-		return qid, 0, token, errHandleNeverIssued(h)
+	n, derr := 0, error(nil)
+	if len(h) == receiptHandleTextLen {
+		// A handle as issued is decoded in place.
+		var text [receiptHandleTextLen]byte
+		copy(text[:], h)
+		n, derr = base64.RawURLEncoding.Decode(b[:], text[:])
+	} else {
+		// Decoding skips newlines, so a longer text may still hold a handle.
+		var d []byte
+		d, derr = base64.RawURLEncoding.DecodeString(h)
+		n = len(d)
+		copy(b[:], d)
 	}
-	copy(text[:], h)
-	if n, derr := base64.RawURLEncoding.Decode(b[:], text[:]); derr != nil || n != receiptHandleLen || b[0] != receiptHandleVersion {
+	if derr != nil || n != receiptHandleLen || b[0] != receiptHandleVersion {
 		return qid, 0, token, errHandleNeverIssued(h)
 	}
 	copy(qid[:], b[1:17])
