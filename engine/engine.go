@@ -6,6 +6,7 @@ package engine
 
 import (
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -210,6 +211,19 @@ func (r *randomBuffer) Read(p []byte) (int, error) {
 
 // newID makes a random (version 4) UUID.
 func (e *Engine) newID() (string, error) {
+	var b [uuidLen]byte
+	if err := e.putID(b[:]); err != nil {
+		return "", err
+	}
+	return string(b[:]), nil
+}
+
+// uuidLen is the length of a UUID's text.
+const uuidLen = 36
+
+// putID writes a new random UUID's text to dst[:uuidLen], as newID
+// returns it.
+func (e *Engine) putID(dst []byte) error {
 	var u uuid.UUID
 	var err error
 	if r, ok := e.opts.Random.(*randomBuffer); ok {
@@ -221,9 +235,21 @@ func (e *Engine) newID() (string, error) {
 		u, err = uuid.NewRandomFromReader(e.opts.Random)
 	}
 	if err != nil {
-		return "", err
+		return err
 	}
-	return u.String(), nil
+	// uuid.UUID.String's form, 8-4-4-4-12 hex digits, without its
+	// allocation.
+	dst = dst[:uuidLen]
+	hex.Encode(dst[0:8], u[0:4])
+	dst[8] = '-'
+	hex.Encode(dst[9:13], u[4:6])
+	dst[13] = '-'
+	hex.Encode(dst[14:18], u[6:8])
+	dst[18] = '-'
+	hex.Encode(dst[19:23], u[8:10])
+	dst[23] = '-'
+	hex.Encode(dst[24:], u[10:])
+	return nil
 }
 
 func (e *Engine) load() error {

@@ -154,18 +154,41 @@ func (h *handleSigner) valid(qid [16]byte, seq uint64, token [tokenLen]byte) boo
 }
 
 func encodeReceiptHandle(qid [16]byte, seq uint64, token [tokenLen]byte) string {
+	var text [receiptHandleTextLen]byte
+	return string(appendReceiptHandle(text[:0], qid, seq, token))
+}
+
+// appendReceiptHandle appends encodeReceiptHandle's text to dst.
+func appendReceiptHandle(dst []byte, qid [16]byte, seq uint64, token [tokenLen]byte) []byte {
 	var b [receiptHandleLen]byte
 	b[0] = receiptHandleVersion
 	copy(b[1:17], qid[:])
 	binary.BigEndian.PutUint64(b[17:25], seq)
 	copy(b[25:], token[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
+	return base64.RawURLEncoding.AppendEncode(dst, b[:])
 }
+
+// receiptHandleTextLen is the length of every receipt handle minisqs
+// issues: receiptHandleLen bytes in unpadded base64.
+const receiptHandleTextLen = (receiptHandleLen*8 + 5) / 6
 
 // decodeReceiptHandle reads a handle's parts; it does not check the token.
 func decodeReceiptHandle(h string) (qid [16]byte, seq uint64, token [tokenLen]byte, err error) {
-	b, derr := base64.RawURLEncoding.DecodeString(h)
-	if derr != nil || len(b) != receiptHandleLen || b[0] != receiptHandleVersion {
+	var b [receiptHandleLen]byte
+	n, derr := 0, error(nil)
+	if len(h) == receiptHandleTextLen {
+		// A handle as issued is decoded in place.
+		var text [receiptHandleTextLen]byte
+		copy(text[:], h)
+		n, derr = base64.RawURLEncoding.Decode(b[:], text[:])
+	} else {
+		// Decoding skips newlines, so a longer text may still hold a handle.
+		var d []byte
+		d, derr = base64.RawURLEncoding.DecodeString(h)
+		n = len(d)
+		copy(b[:], d)
+	}
+	if derr != nil || n != receiptHandleLen || b[0] != receiptHandleVersion {
 		return qid, 0, token, errHandleNeverIssued(h)
 	}
 	copy(qid[:], b[1:17])

@@ -43,10 +43,23 @@ func keyspaceOf(num uint64) string { return strconv.FormatUint(num, 36) }
 func recordPrefix(prefix, keyspace string) string { return prefix + keyspace + ":" }
 
 func recordKey(prefix, keyspace string, seq uint64) string {
-	b := make([]byte, 0, len(prefix)+len(keyspace)+18)
+	var b [48]byte
+	return string(appendRecordKey(b[:0], prefix, keyspace, seq))
+}
+
+// recordKeys returns messageKey and stateKey, which share one allocation.
+func recordKeys(keyspace string, seq uint64) (message, state string) {
+	var b [96]byte
+	keys := appendRecordKey(b[:0], messagePrefix, keyspace, seq)
+	n := len(keys)
+	both := string(appendRecordKey(keys, statePrefix, keyspace, seq))
+	return both[:n], both[n:]
+}
+
+func appendRecordKey(b []byte, prefix, keyspace string, seq uint64) []byte {
 	b = append(b, prefix...)
 	b = append(b, keyspace...)
-	return string(appendSeq(append(b, ':'), seq))
+	return appendSeq(append(b, ':'), seq)
 }
 
 // seqLengths[n] marks a SEQ of n hex digits.

@@ -23,8 +23,8 @@ func (q *Queue) acknowledge(handles []string, inFlightOnly bool) []error {
 		return fillErrors(errs, errNoQueue())
 	}
 	q.advance(q.e.clock.Now().UnixNano()) // an expired message is gone, not acknowledged
-	var gone []*message
-	var goneAt []int // gone[k] is named by handles[goneAt[k]]
+	gone := make([]*message, 0, len(handles))
+	goneAt := make([]int, 0, len(handles)) // gone[k] is named by handles[goneAt[k]]
 	for i, h := range handles {
 		m, err := q.leaseLocked(h, ReasonExpired)
 		if err == nil && inFlightOnly && m.state != stateInFlight {
@@ -46,10 +46,8 @@ func (q *Queue) acknowledge(handles []string, inFlightOnly bool) []error {
 	// The store first: a delete it did not record is not done.
 	seq := q.seqToSave(topSeq(gone))
 	err := q.e.store.update(func(tx recordTx) error {
-		for _, m := range gone {
-			if err := q.e.store.deleteMessageTx(tx, q.keyspace, m.seq); err != nil {
-				return err
-			}
+		if err := q.e.store.deleteBatchTx(tx, q.keyspace, gone); err != nil {
+			return err
 		}
 		return q.putSeqTx(tx, seq)
 	})

@@ -78,8 +78,8 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 			if rec.GroupID != "" {
 				m.group = q.groupLocked(rec.GroupID)
 			}
-			q.e.store.encodeMessage(m, &rec, &q.scratch)
-			if err := q.e.store.putMessageTx(tx, q.keyspace, m, &q.scratch); err != nil {
+			withState := q.e.store.encodeMessage(m, &rec, &q.scratch)
+			if err := q.e.store.putMessageTx(tx, q.keyspace, m, withState, &q.scratch); err != nil {
 				return err
 			}
 			adopted = append(adopted, m)

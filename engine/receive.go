@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -151,6 +152,9 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *
 		m.receivedAt = now
 		m.visibleAt = now + int64(vis)*1e9
 		q.setStateLocked(m, stateInFlight, false)
+		if picked == nil {
+			picked = make([]*message, 0, opts.MaxMessages)
+		}
 		picked = append(picked, m)
 	}
 	if len(picked) > 0 {
@@ -213,27 +217,36 @@ func (q *Queue) recordAttemptLocked(id string, picked []*message, now int64) {
 }
 
 // loadDeliveries reads the messages' records and records the new leases in
-// one store transaction.
+// one store transaction. The deliveries' attributes share one allocation,
+// and so do their receipt handles.
 func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	out := make([]Delivery, 0, len(picked))
 	var missing []*message
+	var attrs []MessageAttribute
+	var room [maxBatchEntriesAnyProfile * receiptHandleTextLen]byte
+	handles := room[:0]
+	for i, m := range picked {
+		rec, err := decodeMessageIn(m.rec, &attrs, len(picked)-i)
+		if err != nil {
+			q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
+			missing = append(missing, m)
+			continue
+		}
+		handles = appendReceiptHandle(handles, q.uuid, m.seq, m.token)
+		out = append(out, Delivery{
+			Message:         rec,
+			ReceiveCount:    int(m.receiveCount),
+			FirstReceivedAt: time.Unix(0, m.firstReceiveAt),
+		})
+	}
 	err := q.e.store.update(func(tx recordTx) error {
 		for _, m := range picked {
-			rec, err := decodeMessage(m.rec)
-			if err != nil {
-				q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
-				missing = append(missing, m)
+			if slices.Contains(missing, m) {
 				continue
 			}
 			if err := q.e.store.putStateTx(tx, q.keyspace, m, &q.scratch); err != nil {
 				return err
 			}
-			out = append(out, Delivery{
-				Message:         rec,
-				ReceiptHandle:   encodeReceiptHandle(q.uuid, m.seq, m.token),
-				ReceiveCount:    int(m.receiveCount),
-				FirstReceivedAt: time.Unix(0, m.firstReceiveAt),
-			})
 		}
 		return nil
 	})
@@ -242,6 +255,10 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	text := string(handles)
+	for i := range out {
+		out[i].ReceiptHandle = text[i*receiptHandleTextLen : (i+1)*receiptHandleTextLen]
 	}
 	return out, nil
 }

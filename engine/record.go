@@ -75,7 +75,9 @@ func writeAttributes(w *recordWriter, attrs []MessageAttribute) {
 	}
 }
 
-func readAttributes(r *recordReader) []MessageAttribute {
+// readAttributes reads attributes into the spare room of *room, which it
+// replaces, when short, by room for those of batch records like this one.
+func readAttributes(r *recordReader, room *[]MessageAttribute, batch int) []MessageAttribute {
 	n := r.uint()
 	if r.err != nil || n > uint64(len(r.s)) {
 		r.err = errCorruptRecord
@@ -84,7 +86,12 @@ func readAttributes(r *recordReader) []MessageAttribute {
 	if n == 0 {
 		return nil
 	}
-	attrs := make([]MessageAttribute, n)
+	if uint64(cap(*room)-len(*room)) < n {
+		*room = make([]MessageAttribute, 0, int(n)*max(batch, 1))
+	}
+	start := len(*room)
+	*room = (*room)[:start+int(n)]
+	attrs := (*room)[start:len(*room):len(*room)]
 	for i := range attrs {
 		attrs[i].Name = r.string()
 		attrs[i].DataType = r.string()
@@ -145,6 +152,14 @@ func appendSentState(dst []byte, m *message) []byte {
 }
 
 func decodeMessage(s string) (Message, error) {
+	var room []MessageAttribute
+	return decodeMessageIn(s, &room, 1)
+}
+
+// decodeMessageIn is decodeMessage with the attributes in room, as
+// readAttributes takes them, so that the messages of one receive share
+// one allocation for them.
+func decodeMessageIn(s string, room *[]MessageAttribute, batch int) (Message, error) {
 	r := recordReader{s: s}
 	var m Message
 	if r.uint() != recordVersion {
@@ -153,8 +168,8 @@ func decodeMessage(s string) (Message, error) {
 	m.ID = r.string()
 	m.Body = r.string()
 	m.MD5OfBody = r.string()
-	m.Attributes = readAttributes(&r)
-	m.SystemAttributes = readAttributes(&r)
+	m.Attributes = readAttributes(&r, room, batch)
+	m.SystemAttributes = readAttributes(&r, room, batch)
 	m.SenderID = r.string()
 	m.GroupID = r.string()
 	m.DeduplicationID = r.string()

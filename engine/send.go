@@ -12,21 +12,37 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	results := make([]SendResult, len(msgs))
 	a := q.Attributes()
 	type pending struct {
-		i   int
-		rec Message
-		m   *message
+		i         int
+		rec       Message
+		m         *message
+		withState bool // m.rec ends with m's state
 	}
 	batch := make([]pending, 0, len(msgs))
+	// The batch's bodies are copied, for their MD5, to one buffer in turn;
+	// their ids and MD5s share one string.
+	var body []byte
+	var room [maxBatchEntriesAnyProfile * idTextLen]byte
+	ids := room[:]
+	if len(msgs) > maxBatchEntriesAnyProfile {
+		ids = make([]byte, len(msgs)*idTextLen)
+	}
 	for i := range msgs {
-		rec, m, err := q.prepare(&msgs[i], a)
+		at := len(batch) * idTextLen
+		rec, m, err := q.prepare(&msgs[i], a, &body, ids[at:at+idTextLen])
 		if err != nil {
 			results[i].Err = err
 			continue
 		}
-		batch = append(batch, pending{i, rec, m})
+		batch = append(batch, pending{i: i, rec: rec, m: m})
 	}
 	if len(batch) == 0 {
 		return results
+	}
+	text := string(ids[:len(batch)*idTextLen])
+	for k := range batch {
+		at := k * idTextLen
+		batch[k].rec.ID = text[at : at+uuidLen]
+		batch[k].rec.MD5OfBody = text[at+uuidLen : at+idTextLen]
 	}
 
 	q.mu.Lock()
@@ -81,13 +97,13 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 			p.m.visibleAt = now.UnixNano() + int64(delay)*1e9
 		}
 		p.rec.SentAt = now
-		q.e.store.encodeMessage(p.m, &p.rec, &q.scratch)
+		p.withState = q.e.store.encodeMessage(p.m, &p.rec, &q.scratch)
 		stored = append(stored, *p)
 	}
 	batch = stored
 	err := q.e.store.update(func(tx recordTx) error {
 		for _, p := range batch {
-			if err := q.e.store.putMessageTx(tx, q.keyspace, p.m, &q.scratch); err != nil {
+			if err := q.e.store.putMessageTx(tx, q.keyspace, p.m, p.withState, &q.scratch); err != nil {
 				return err
 			}
 		}
@@ -112,8 +128,9 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 }
 
 // prepare validates one message against the queue's settings and builds its
-// record, without touching the queue.
-func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, error) {
+// record, without touching the queue, but for its ID and MD5OfBody: it
+// writes their text to ids, idTextLen bytes. body is scratch space.
+func (q *Queue) prepare(in *NewMessage, a QueueAttributes, body *[]byte, ids []byte) (Message, *message, error) {
 	if in.Body == "" {
 		return Message{}, nil, ErrMissing("MessageBody")
 	}
@@ -170,19 +187,18 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 			return Message{}, nil, err
 		}
 	}
-	id, err := q.e.newID()
-	if err != nil {
+	if err := q.e.putID(ids[:uuidLen]); err != nil {
 		return Message{}, nil, ErrInternalFailure("message id: " + err.Error())
 	}
-	sum := md5.Sum([]byte(in.Body))
+	*body = append((*body)[:0], in.Body...)
+	sum := md5.Sum(*body)
+	hex.Encode(ids[uuidLen:idTextLen], sum[:])
 	sender := in.SenderID
 	if sender == "" {
 		sender = q.ns.Account
 	}
 	rec := Message{
-		ID:               id,
 		Body:             in.Body,
-		MD5OfBody:        hex.EncodeToString(sum[:]),
 		Attributes:       in.Attributes,
 		SystemAttributes: in.SystemAttributes,
 		SenderID:         sender,
@@ -191,6 +207,9 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes) (Message, *message, e
 	}
 	return rec, &message{}, nil
 }
+
+// idTextLen is the length of a message's id and body MD5, as text.
+const idTextLen = uuidLen + 2*md5.Size
 
 // MessageSize is the size SQS counts against MaximumMessageSize: the body's
 // UTF-8 bytes plus each attribute's name, type and value.

@@ -621,7 +621,8 @@ func (e *Engine) writeWorldTx(tx recordTx, w *world, lastNum uint64) error {
 			return err
 		}
 		for _, m := range w.records[i] {
-			if err := e.store.putMessageTx(tx, q.keyspace, m, &q.scratch); err != nil {
+			_, withState, bad := decodeIndex(m.rec, &message{})
+			if err := e.store.putMessageTx(tx, q.keyspace, m, bad == nil && withState, &q.scratch); err != nil {
 				return err
 			}
 		}

@@ -256,38 +256,75 @@ func (s *store) deleteQueue(ns Namespace, name, id, keyspace string) error {
 
 // encodeMessage makes rec m's immutable record, which m keeps. In a file
 // store, the record of a message in the state it was sent in ends with that
-// state, so that the message needs no state record until it changes.
-func (s *store) encodeMessage(m *message, rec *Message, scratch *[]byte) {
+// state, so that the message needs no state record until it changes;
+// withState reports whether it does, for putMessageTx.
+func (s *store) encodeMessage(m *message, rec *Message, scratch *[]byte) (withState bool) {
 	*scratch = appendMessage((*scratch)[:0], rec)
-	if s.durable && sentState(m, rec) {
+	withState = s.durable && sentState(m, rec)
+	if withState {
 		*scratch = appendSentState(*scratch, m)
 	}
 	m.rec = string(*scratch)
+	return withState
 }
 
 // putMessageTx stores a new message's records, when there is a restart to
 // survive. The store keeps m.rec itself, not a copy; a state record is
-// written only when m.rec does not end with the state (encodeMessage).
-func (s *store) putMessageTx(tx recordTx, keyspace string, m *message, scratch *[]byte) error {
+// written only when m.rec does not end with the state: withState is what
+// encodeMessage returned.
+func (s *store) putMessageTx(tx recordTx, keyspace string, m *message, withState bool, scratch *[]byte) error {
 	if !s.durable {
 		return nil
 	}
 	if err := tx.set(messageKey(keyspace, m.seq), m.rec); err != nil {
 		return err
 	}
-	if _, sent, err := decodeIndex(m.rec, &message{}); err == nil && sent {
+	if withState {
 		return nil
 	}
 	return s.putStateTx(tx, keyspace, m, scratch)
 }
 
 // putStateTx records a message's state, when there is a restart to survive.
+// The key and the value share one allocation.
 func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]byte) error {
 	if !s.durable {
 		return nil
 	}
-	*scratch = appendState((*scratch)[:0], m)
-	return tx.set(stateKey(keyspace, m.seq), string(*scratch))
+	*scratch = appendRecordKey((*scratch)[:0], statePrefix, keyspace, m.seq)
+	n := len(*scratch)
+	*scratch = appendState(*scratch, m)
+	kv := string(*scratch)
+	return tx.set(kv[:n], kv[n:])
+}
+
+// deleteBatchTx removes the records of msgs, whose keys share one
+// allocation: buntdb keeps a deleted key only until the commit.
+func (s *store) deleteBatchTx(tx recordTx, keyspace string, msgs []*message) error {
+	if !s.durable {
+		return nil
+	}
+	var room [maxBatchEntriesAnyProfile * 2 * 24]byte
+	var ends [maxBatchEntriesAnyProfile]int // where each message's keys end
+	b, at := room[:0], ends[:0]
+	for _, m := range msgs {
+		b = appendRecordKey(b, messagePrefix, keyspace, m.seq)
+		b = appendRecordKey(b, statePrefix, keyspace, m.seq)
+		at = append(at, len(b))
+	}
+	keys := string(b)
+	start := 0
+	for _, end := range at {
+		mid := start + (end-start)/2 // the two keys have the same length
+		if _, _, err := tx.delete(keys[start:mid]); err != nil {
+			return err
+		}
+		if _, _, err := tx.delete(keys[mid:end]); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
 }
 
 // deleteMessageTx removes a message's records.
@@ -295,9 +332,10 @@ func (s *store) deleteMessageTx(tx recordTx, keyspace string, seq uint64) error 
 	if !s.durable {
 		return nil
 	}
-	if _, _, err := tx.delete(messageKey(keyspace, seq)); err != nil {
+	message, state := recordKeys(keyspace, seq)
+	if _, _, err := tx.delete(message); err != nil {
 		return err
 	}
-	_, _, err := tx.delete(stateKey(keyspace, seq))
+	_, _, err := tx.delete(state)
 	return err
 }

@@ -72,15 +72,18 @@ func validateAttributes(attrs []MessageAttribute) error {
 	if len(attrs) > MaxMessageAttributes {
 		return ErrTooManyMessageAttributes(len(attrs), MaxMessageAttributes)
 	}
-	seen := make(map[string]bool, len(attrs))
-	for _, a := range attrs {
+	for i := range attrs {
+		a := &attrs[i]
 		if err := validateAttributeName(a.Name); err != nil {
 			return err
 		}
-		if seen[a.Name] {
-			return ErrMessageAttribute(a.Name, ReasonDuplicate, "")
+		// At most MaxMessageAttributes: comparing with those before costs
+		// less than a map.
+		for j := range i {
+			if attrs[j].Name == a.Name {
+				return ErrMessageAttribute(a.Name, ReasonDuplicate, "")
+			}
 		}
-		seen[a.Name] = true
 		if err := validateAttributeValue(a); err != nil {
 			return err
 		}
@@ -103,7 +106,7 @@ func validateSystemAttributes(attrs []MessageAttribute) error {
 	return nil
 }
 
-func validateAttributeValue(a MessageAttribute) error {
+func validateAttributeValue(a *MessageAttribute) error {
 	base, label, _ := strings.Cut(a.DataType, ".")
 	if a.DataType == "" {
 		return ErrMessageAttribute(a.Name, ReasonTypeMissing, "")
