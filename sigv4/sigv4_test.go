@@ -165,6 +165,50 @@ func TestVerifyPresigned(t *testing.T) {
 	wantKind(t, err, Mismatch) // a body the URL did not sign
 }
 
+// Parse reads the Credential of a signature whose time it leaves to Verify,
+// which refuses a missing or unreadable one as before.
+func TestParseLeavesTimeToVerify(t *testing.T) {
+	const body = `{}`
+	undated := func() *http.Request {
+		r := signed(t, "s3cret", body, signedAt)
+		r.Header.Set("X-Amz-Date", "yesterday")
+		return r
+	}
+	sig, ok, err := Parse(undated())
+	if !ok || err != nil || sig.AccessKeyID != "AKIDEXAMPLE" || sig.Region != "eu-west-1" {
+		t.Fatalf("Parse: %+v, %v, %v", sig, ok, err)
+	}
+	_, _, err = Verify(undated(), []byte(body), testKeys, signedAt)
+	wantKind(t, err, Malformed)
+
+	const q = "Action=GetQueueAttributes&AttributeName.1=All"
+	r := presigned(t, q, 300, hashOf(nil))
+	r.URL.RawQuery = strings.Replace(r.URL.RawQuery, "X-Amz-Expires=300", "X-Amz-Expires=0", 1)
+	if sig, ok, err := Parse(r); !ok || err != nil || sig.Region != "us-east-1" {
+		t.Fatalf("Parse of a presigned URL: %+v, %v, %v", sig, ok, err)
+	}
+	_, _, err = Verify(r, nil, testKeys, signedAt)
+	wantKind(t, err, Malformed)
+}
+
+// Parse finds a presigned URL's parameters under escaped names too, and
+// no signature in a query without them.
+func TestParseQueryNames(t *testing.T) {
+	r := presigned(t, "Action=ListQueues", 300, hashOf(nil))
+	r.URL.RawQuery = strings.ReplaceAll(r.URL.RawQuery, "X-Amz-", "X%2DAmz-")
+	if sig, ok, err := Parse(r); !ok || err != nil || sig.AccessKeyID != "AKIDEXAMPLE" {
+		t.Fatalf("Parse with escaped names: %+v, %v, %v", sig, ok, err)
+	}
+	_, _, err := Verify(r, nil, testKeys, signedAt)
+	wantKind(t, err, 0)
+	for _, raw := range []string{"", "Action=ListQueues", "Action=ListQueues&QueueNamePrefix=a%20b"} {
+		r.URL.RawQuery = raw
+		if _, ok, err := Parse(r); ok || err != nil {
+			t.Errorf("Parse of %q: %v, %v, want no signature", raw, ok, err)
+		}
+	}
+}
+
 func TestKeyFile(t *testing.T) {
 	path := t.TempDir() + "/credentials"
 	write := func(s string) {
