@@ -137,8 +137,8 @@ func malformed(detail string) error { return &Error{Kind: Malformed, Detail: det
 // parseHeader reads "AWS4-HMAC-SHA256 Credential=AKID/DATE/REGION/SERVICE/aws4_request,
 // SignedHeaders=a;b, Signature=hex".
 func parseHeader(h string) (Signature, error) {
-	alg, rest, _ := strings.Cut(h, " ")
-	if alg != algorithm {
+	rest, ok := cutName(h, algorithm, ' ')
+	if !ok {
 		return Signature{}, malformed("Authorization header does not use " + algorithm)
 	}
 	var sig Signature
@@ -147,13 +147,12 @@ func parseHeader(h string) (Signature, error) {
 	for more := true; more; {
 		var part string
 		part, rest, more = strings.Cut(rest, ",")
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		switch k {
-		case "Credential":
+		part = strings.TrimSpace(part)
+		if v, ok := cutName(part, "Credential", '='); ok {
 			cred = v
-		case "SignedHeaders":
+		} else if v, ok := cutName(part, "SignedHeaders", '='); ok {
 			sig.signed, hasSigned = v, true
-		case "Signature":
+		} else if v, ok := cutName(part, "Signature", '='); ok {
 			sig.signature = v
 		}
 	}
@@ -164,6 +163,22 @@ func parseHeader(h string) (Signature, error) {
 		return Signature{}, err
 	}
 	return sig, nil
+}
+
+// cutName reports whether name is what strings.Cut(s, string(sep)) would
+// give first, and returns what it would give second; name holds no sep.
+// It compares rather than searches: every signed request passes here.
+func cutName(s, name string, sep byte) (string, bool) {
+	rest, ok := strings.CutPrefix(s, name)
+	switch {
+	case !ok:
+		return "", false
+	case rest == "":
+		return "", true
+	case rest[0] == sep:
+		return rest[1:], true
+	}
+	return "", false
 }
 
 func parseQuery(q url.Values) (Signature, error) {
@@ -210,18 +225,17 @@ func credentialMalformed() error {
 }
 
 func (s *Signature) parseCredential(cred string) error {
-	// Five parts between slashes, cut one by one rather than split: every
-	// signed request passes here.
+	// Five parts: up to each of the first four slashes, then the rest,
+	// found in one pass over the short string.
 	var parts [5]string
-	rest := cred
-	for i := range parts[:4] {
-		var ok bool
-		if parts[i], rest, ok = strings.Cut(rest, "/"); !ok {
-			return credentialMalformed()
+	n, start := 0, 0
+	for i := 0; i < len(cred) && n < 4; i++ {
+		if cred[i] == '/' {
+			parts[n], n, start = cred[start:i], n+1, i+1
 		}
 	}
-	parts[4] = rest
-	if parts[0] == "" || parts[4] != "aws4_request" {
+	parts[4] = cred[start:]
+	if n < 4 || parts[0] == "" || parts[4] != "aws4_request" {
 		return credentialMalformed()
 	}
 	s.AccessKeyID, s.Date, s.Region, s.Service = parts[0], parts[1], parts[2], parts[3]
