@@ -18,6 +18,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/minisqs/minisqs/internal/httpheader"
 )
 
 // Service is the signing name of SQS.
@@ -105,7 +106,7 @@ type Signature struct {
 // and a presigned URL's lifetime to Verify: a server that does not verify
 // reads every request's signature, and needs only its Credential.
 func Parse(r *http.Request) (sig Signature, ok bool, err error) {
-	if h := header(r.Header, "Authorization"); h != "" {
+	if h := httpheader.Get(r.Header, "Authorization"); h != "" {
 		sig, err := parseHeader(h)
 		return sig, true, err
 	}
@@ -121,15 +122,6 @@ func Parse(r *http.Request) (sig Signature, ok bool, err error) {
 		return sig, true, err
 	}
 	return Signature{}, false, nil
-}
-
-// header is h.Get(key) for a key already in canonical form, without
-// canonicalizing it again.
-func header(h http.Header, key string) string {
-	if vs := h[key]; len(vs) > 0 {
-		return vs[0]
-	}
-	return ""
 }
 
 func malformed(detail string) error { return &Error{Kind: Malformed, Detail: detail} }

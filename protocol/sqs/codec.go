@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/internal/httpheader"
 	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
@@ -440,7 +441,7 @@ func writeXMLError(w http.ResponseWriter, id string, err error) {
 // and the body holds its input.
 func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 	newRequestID(w)
-	target := r.Header.Get("X-Amz-Target")
+	target := httpheader.Get(r.Header, "X-Amz-Target")
 	name, ok := strings.CutPrefix(target, targetPrefix)
 	a, known := s.actions[name]
 	if !ok || !known {
@@ -507,6 +508,6 @@ func writeJSONError(w http.ResponseWriter, err error) {
 
 // IsJSONRequest reports whether r uses the JSON protocol.
 func IsJSONRequest(r *http.Request) bool {
-	return r.Header.Get("X-Amz-Target") != "" ||
-		strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-amz-json-1.0")
+	return httpheader.Get(r.Header, "X-Amz-Target") != "" ||
+		strings.HasPrefix(httpheader.Get(r.Header, "Content-Type"), "application/x-amz-json-1.0")
 }
