@@ -3,6 +3,8 @@ package sqs
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -111,11 +113,9 @@ func (s *idSource) make() []string {
 		s.count++
 		id := b[k*idLen : (k+1)*idLen]
 		copy(id, s.prefix)
-		n := s.count
-		for i := idLen - 1; i >= len(s.prefix); i-- {
-			id[i] = lowerHex[n&0xf]
-			n >>= 4
-		}
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], s.count)
+		hex.Encode(id[len(s.prefix):], n[2:]) // the counter's low 48 bits
 	}
 	all := string(b)
 	ids := make([]string, idBatch)
