@@ -192,7 +192,7 @@ func parseQuery(q url.Values) (Signature, error) {
 // presigned URL, its parameters with its lifetime.
 func (s *Signature) readTime(r *http.Request) error {
 	if !s.presigned {
-		t, err := time.Parse(amzDateForm, r.Header.Get(amzDate))
+		t, err := time.Parse(amzDateForm, httpheader.Get(r.Header, amzDate))
 		if err != nil {
 			return malformed("the request has no valid X-Amz-Date header")
 		}
