@@ -18,6 +18,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/minisqs/minisqs/internal/httpheader"
 )
 
 // Service is the signing name of SQS.
@@ -92,16 +93,28 @@ type Signature struct {
 	// only by Verify: most requests are only parsed.
 	signed    string
 	signature string
-	signedAt  time.Time
-	expires   time.Duration // presigned URLs only
+	// date and expiresIn are a presigned URL's X-Amz-Date and
+	// X-Amz-Expires as they came, read by Verify into signedAt and expires.
+	date, expiresIn string
+	signedAt        time.Time
+	expires         time.Duration // presigned URLs only
 }
 
 // Parse reads a request's signature without checking it. ok is false when
-// the request carries none.
+// the request carries none. It reads what names the signer (the
+// Credential) and checks the signature's form, but leaves the signing time
+// and a presigned URL's lifetime to Verify: a server that does not verify
+// reads every request's signature, and needs only its Credential.
 func Parse(r *http.Request) (sig Signature, ok bool, err error) {
-	if h := r.Header.Get("Authorization"); h != "" {
-		sig, err := parseHeader(h, r.Header.Get(amzDate))
+	if h := httpheader.Get(r.Header, "Authorization"); h != "" {
+		sig, err := parseHeader(h)
 		return sig, true, err
+	}
+	// Most requests have no query string, and a presigned URL's parameters
+	// all start X-Amz- (unless escaped): the query is parsed only when it
+	// may hold them.
+	if raw := r.URL.RawQuery; !strings.Contains(raw, "X-Amz-") && !strings.Contains(raw, "%") {
+		return Signature{}, false, nil
 	}
 	q := r.URL.Query()
 	if q.Get("X-Amz-Algorithm") != "" || q.Get("X-Amz-Signature") != "" {
@@ -115,22 +128,23 @@ func malformed(detail string) error { return &Error{Kind: Malformed, Detail: det
 
 // parseHeader reads "AWS4-HMAC-SHA256 Credential=AKID/DATE/REGION/SERVICE/aws4_request,
 // SignedHeaders=a;b, Signature=hex".
-func parseHeader(h, date string) (Signature, error) {
-	alg, rest, _ := strings.Cut(h, " ")
-	if alg != algorithm {
+func parseHeader(h string) (Signature, error) {
+	rest, ok := cutName(h, algorithm, ' ')
+	if !ok {
 		return Signature{}, malformed("Authorization header does not use " + algorithm)
 	}
 	var sig Signature
 	var cred string
 	hasSigned := false
-	for part := range strings.SplitSeq(rest, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		switch k {
-		case "Credential":
+	for more := true; more; {
+		var part string
+		part, rest, more = strings.Cut(rest, ",")
+		part = strings.TrimSpace(part)
+		if v, ok := cutName(part, "Credential", '='); ok {
 			cred = v
-		case "SignedHeaders":
+		} else if v, ok := cutName(part, "SignedHeaders", '='); ok {
 			sig.signed, hasSigned = v, true
-		case "Signature":
+		} else if v, ok := cutName(part, "Signature", '='); ok {
 			sig.signature = v
 		}
 	}
@@ -140,12 +154,23 @@ func parseHeader(h, date string) (Signature, error) {
 	if err := sig.parseCredential(cred); err != nil {
 		return Signature{}, err
 	}
-	t, err := time.Parse(amzDateForm, date)
-	if err != nil {
-		return Signature{}, malformed("the request has no valid X-Amz-Date header")
-	}
-	sig.signedAt = t
 	return sig, nil
+}
+
+// cutName reports whether name is what strings.Cut(s, string(sep)) would
+// give first, and returns what it would give second; name holds no sep.
+// It compares rather than searches: every signed request passes here.
+func cutName(s, name string, sep byte) (string, bool) {
+	rest, ok := strings.CutPrefix(s, name)
+	switch {
+	case !ok:
+		return "", false
+	case rest == "":
+		return "", true
+	case rest[0] == sep:
+		return rest[1:], true
+	}
+	return "", false
 }
 
 func parseQuery(q url.Values) (Signature, error) {
@@ -159,17 +184,32 @@ func parseQuery(q url.Values) (Signature, error) {
 	if err := sig.parseCredential(q.Get("X-Amz-Credential")); err != nil {
 		return Signature{}, err
 	}
-	t, err := time.Parse(amzDateForm, q.Get(amzDate))
-	if err != nil {
-		return Signature{}, malformed("X-Amz-Date is missing or not in the form YYYYMMDDTHHMMSSZ")
-	}
-	sig.signedAt = t
-	secs, err := strconv.Atoi(q.Get("X-Amz-Expires"))
-	if err != nil || secs < 1 || secs > 7*24*3600 {
-		return Signature{}, malformed("X-Amz-Expires must be 1 to 604800 seconds")
-	}
-	sig.expires = time.Duration(secs) * time.Second
+	sig.date, sig.expiresIn = q.Get(amzDate), q.Get("X-Amz-Expires")
 	return sig, nil
+}
+
+// readTime reads the signing time, from the X-Amz-Date header or, for a
+// presigned URL, its parameters with its lifetime.
+func (s *Signature) readTime(r *http.Request) error {
+	if !s.presigned {
+		t, err := time.Parse(amzDateForm, httpheader.Get(r.Header, amzDate))
+		if err != nil {
+			return malformed("the request has no valid X-Amz-Date header")
+		}
+		s.signedAt = t
+		return nil
+	}
+	t, err := time.Parse(amzDateForm, s.date)
+	if err != nil {
+		return malformed("X-Amz-Date is missing or not in the form YYYYMMDDTHHMMSSZ")
+	}
+	s.signedAt = t
+	secs, err := strconv.Atoi(s.expiresIn)
+	if err != nil || secs < 1 || secs > 7*24*3600 {
+		return malformed("X-Amz-Expires must be 1 to 604800 seconds")
+	}
+	s.expires = time.Duration(secs) * time.Second
+	return nil
 }
 
 func credentialMalformed() error {
@@ -177,18 +217,17 @@ func credentialMalformed() error {
 }
 
 func (s *Signature) parseCredential(cred string) error {
-	// Five parts between slashes, cut one by one rather than split: every
-	// signed request passes here.
+	// Five parts: up to each of the first four slashes, then the rest,
+	// found in one pass over the short string.
 	var parts [5]string
-	rest := cred
-	for i := range parts[:4] {
-		var ok bool
-		if parts[i], rest, ok = strings.Cut(rest, "/"); !ok {
-			return credentialMalformed()
+	n, start := 0, 0
+	for i := 0; i < len(cred) && n < 4; i++ {
+		if cred[i] == '/' {
+			parts[n], n, start = cred[start:i], n+1, i+1
 		}
 	}
-	parts[4] = rest
-	if parts[0] == "" || parts[4] != "aws4_request" {
+	parts[4] = cred[start:]
+	if n < 4 || parts[0] == "" || parts[4] != "aws4_request" {
 		return credentialMalformed()
 	}
 	s.AccessKeyID, s.Date, s.Region, s.Service = parts[0], parts[1], parts[2], parts[3]
@@ -200,8 +239,11 @@ func (s *Signature) parseCredential(cred string) error {
 // returns the signature and the key's credential.
 func Verify(r *http.Request, body []byte, keys Keys, now time.Time) (Signature, Credential, error) {
 	sig, ok, err := Parse(r)
+	if err == nil && ok {
+		err = sig.readTime(r)
+	}
 	if err != nil {
-		return sig, Credential{}, err
+		return Signature{}, Credential{}, err
 	}
 	if !ok {
 		return sig, Credential{}, &Error{Kind: Missing, Detail: "the request carries no signature"}

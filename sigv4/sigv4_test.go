@@ -165,6 +165,122 @@ func TestVerifyPresigned(t *testing.T) {
 	wantKind(t, err, Mismatch) // a body the URL did not sign
 }
 
+// Parse reads the Credential of a signature whose time it leaves to Verify,
+// which refuses a missing or unreadable one as before.
+func TestParseLeavesTimeToVerify(t *testing.T) {
+	const body = `{}`
+	undated := func() *http.Request {
+		r := signed(t, "s3cret", body, signedAt)
+		r.Header.Set("X-Amz-Date", "yesterday")
+		return r
+	}
+	sig, ok, err := Parse(undated())
+	if !ok || err != nil || sig.AccessKeyID != "AKIDEXAMPLE" || sig.Region != "eu-west-1" {
+		t.Fatalf("Parse: %+v, %v, %v", sig, ok, err)
+	}
+	_, _, err = Verify(undated(), []byte(body), testKeys, signedAt)
+	wantKind(t, err, Malformed)
+
+	const q = "Action=GetQueueAttributes&AttributeName.1=All"
+	r := presigned(t, q, 300, hashOf(nil))
+	r.URL.RawQuery = strings.Replace(r.URL.RawQuery, "X-Amz-Expires=300", "X-Amz-Expires=0", 1)
+	if sig, ok, err := Parse(r); !ok || err != nil || sig.Region != "us-east-1" {
+		t.Fatalf("Parse of a presigned URL: %+v, %v, %v", sig, ok, err)
+	}
+	_, _, err = Verify(r, nil, testKeys, signedAt)
+	wantKind(t, err, Malformed)
+}
+
+// Parse finds a presigned URL's parameters under escaped names too, and
+// no signature in a query without them.
+func TestParseQueryNames(t *testing.T) {
+	r := presigned(t, "Action=ListQueues", 300, hashOf(nil))
+	r.URL.RawQuery = strings.ReplaceAll(r.URL.RawQuery, "X-Amz-", "X%2DAmz-")
+	if sig, ok, err := Parse(r); !ok || err != nil || sig.AccessKeyID != "AKIDEXAMPLE" {
+		t.Fatalf("Parse with escaped names: %+v, %v, %v", sig, ok, err)
+	}
+	_, _, err := Verify(r, nil, testKeys, signedAt)
+	wantKind(t, err, 0)
+	for _, raw := range []string{"", "Action=ListQueues", "Action=ListQueues&QueueNamePrefix=a%20b"} {
+		r.URL.RawQuery = raw
+		if _, ok, err := Parse(r); ok || err != nil {
+			t.Errorf("Parse of %q: %v, %v, want no signature", raw, ok, err)
+		}
+	}
+}
+
+// parseHeaderBySplit is parseHeader written plainly, with strings.Cut and
+// strings.Split, to hold the fast one to.
+func parseHeaderBySplit(h string) (Signature, error) {
+	alg, rest, _ := strings.Cut(h, " ")
+	if alg != algorithm {
+		return Signature{}, malformed("algorithm")
+	}
+	var sig Signature
+	var cred string
+	hasSigned := false
+	for _, part := range strings.Split(rest, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "Credential":
+			cred = v
+		case "SignedHeaders":
+			sig.signed, hasSigned = v, true
+		case "Signature":
+			sig.signature = v
+		}
+	}
+	if cred == "" || !hasSigned || sig.signature == "" {
+		return Signature{}, malformed("parts")
+	}
+	parts := strings.SplitN(cred, "/", 5)
+	if len(parts) != 5 || parts[0] == "" || parts[4] != "aws4_request" {
+		return Signature{}, malformed("credential")
+	}
+	sig.AccessKeyID, sig.Date, sig.Region, sig.Service = parts[0], parts[1], parts[2], parts[3]
+	return sig, nil
+}
+
+// FuzzParseHeader holds parseHeader to parseHeaderBySplit, on these forms
+// in every test run and on more under go test -fuzz.
+func FuzzParseHeader(f *testing.F) {
+	const good = "Credential=AKID/20261201/eu-west-1/sqs/aws4_request, SignedHeaders=host;x-amz-date, Signature=abc"
+	headers := []string{
+		"AWS4-HMAC-SHA256 " + good,
+		"AWS4-HMAC-SHA256  " + good,
+		"AWS4-HMAC-SHA256",
+		"AWS4-HMAC-SHA256x " + good,
+		"AWS4-HMAC-SHA25 " + good,
+		"aws4-hmac-sha256 " + good,
+		"AWS4-HMAC-SHA256 Credential=AKID/20261201/eu-west-1/sqs/aws4_request,SignedHeaders=,Signature=abc",
+		"AWS4-HMAC-SHA256 Credential=AKID/20261201/eu-west-1/sqs/aws4_request, SignedHeaders, Signature=abc",
+		"AWS4-HMAC-SHA256 Credential=AKID/20261201/eu-west-1/sqs/aws4_request, Signature=abc",
+		"AWS4-HMAC-SHA256 " + good + ", Credential",
+		"AWS4-HMAC-SHA256 " + good + ", Credentials=x/y/z/w/aws4_request",
+		"AWS4-HMAC-SHA256 " + good + ", Signature=",
+		"AWS4-HMAC-SHA256 " + good + ", Signature=def",
+		"AWS4-HMAC-SHA256 \tCredential=AKID/d/r/s/aws4_request ,\tSignedHeaders=host , Signature=abc\t",
+		"AWS4-HMAC-SHA256 Credential=a=b/d/r/s/aws4_request, SignedHeaders=host, Signature=a=b",
+		"AWS4-HMAC-SHA256 Credential=/d/r/s/aws4_request, SignedHeaders=host, Signature=abc",
+		"AWS4-HMAC-SHA256 Credential=AKID/d/r/s, SignedHeaders=host, Signature=abc",
+		"AWS4-HMAC-SHA256 Credential=AKID/d/r/s/aws4_request/, SignedHeaders=host, Signature=abc",
+		"AWS4-HMAC-SHA256 Credential=AKID/d/r/s/x/aws4_request, SignedHeaders=host, Signature=abc",
+		"AWS4-HMAC-SHA256 Credential=AKID////aws4_request, SignedHeaders=host, Signature=abc",
+		"AWS4-HMAC-SHA256 Credential=AKID/d/r/s/aws4_request",
+		"AWS4-HMAC-SHA256 ,,,",
+	}
+	for _, h := range headers {
+		f.Add(h)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		got, gotErr := parseHeader(h)
+		want, wantErr := parseHeaderBySplit(h)
+		if (gotErr != nil) != (wantErr != nil) || got != want {
+			t.Errorf("parseHeader(%q) = %+v, %v; want %+v, %v", h, got, gotErr, want, wantErr)
+		}
+	})
+}
+
 func TestKeyFile(t *testing.T) {
 	path := t.TempDir() + "/credentials"
 	write := func(s string) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/minisqs/minisqs/internal/httpheader"
 	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
@@ -35,7 +36,7 @@ func (s *Service) run(ctx context.Context, req *dispatch.Request) (any, error) {
 	c.ctx, c.svc, c.http, c.account, c.region = ctx, s, req.HTTP, req.Account, req.Region
 	if r := req.HTTP; r != nil {
 		c.path = r.URL.Path
-		c.trace = r.Header.Get(traceHeader)
+		c.trace = httpheader.Get(r.Header, traceHeader)
 	}
 	return s.actions[req.Action].run(c, req.Input)
 }

@@ -21,7 +21,8 @@ const (
 // Identity configures the identity step of the SQS protocols.
 type Identity struct {
 	// Verify makes every SQS request carry a valid Signature Version 4 of
-	// a key in Keys; off, signatures are read but not checked.
+	// a key in Keys; off, signatures are read for their Credential but
+	// not checked, nor is their signing time read.
 	Verify bool
 	// Keys are the access keys the server knows; an access key id they
 	// name acts in its key's account. May be nil when Verify is off.

@@ -300,17 +300,17 @@ func TestRequestIDs(t *testing.T) {
 	src := newIDSource(strings.NewReader(strings.Repeat("\xff", 16)))
 	seen := map[string]bool{}
 	for range 1000 {
-		id := src.next()
+		id := src.next()[0]
 		if !uuidV4.MatchString(id) || seen[id] {
 			t.Fatalf("id %q: not a fresh version-4 UUID", id)
 		}
 		seen[id] = true
 	}
 	// The counter wraps within its twelve digits, prefix untouched.
-	if id := src.next(); !strings.HasPrefix(id, "ffffffff-ffff-4fff-bfff-000000000") {
+	if id := src.next()[0]; !strings.HasPrefix(id, "ffffffff-ffff-4fff-bfff-000000000") {
 		t.Errorf("after wrapping: %q", id)
 	}
-	if a, b := requestIDs.next(), requestIDs.next(); a == b || !uuidV4.MatchString(a) {
+	if a, b := requestIDs.next()[0], requestIDs.next()[0]; a == b || !uuidV4.MatchString(a) {
 		t.Errorf("request ids %q, %q", a, b)
 	}
 }

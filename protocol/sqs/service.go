@@ -78,15 +78,23 @@ func newCall() *call { return calls.Get().(*call) }
 // release forgets the request and gives c back to calls. Nothing of the
 // request's answer may be used afterwards: its lists are c's.
 func (c *call) release() {
-	clear(c.sendResults[:cap(c.sendResults)])
-	clear(c.sendEntries[:cap(c.sendEntries)])
-	clear(c.messages[:cap(c.messages)])
-	clear(c.batchResults[:cap(c.batchResults)])
+	c.reset()
+	calls.Put(c)
+}
+
+// reset forgets the request, keeping the lists' memory. Only what the
+// request used is cleared: an action fills a list by appending to it from
+// its start and keeps what it made as the list, so that nothing past a
+// list's length has been written since the last reset.
+func (c *call) reset() {
+	clear(c.sendResults)
+	clear(c.sendEntries)
+	clear(c.messages)
+	clear(c.batchResults)
 	*c = call{
 		sendResults: c.sendResults[:0], sendEntries: c.sendEntries[:0],
 		messages: c.messages[:0], batchResults: c.batchResults[:0],
 	}
-	calls.Put(c)
 }
 
 // action is one entry of the action table.

@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
 // batchEntryID is the regular expression SQS documents, checked by hand.
@@ -93,5 +95,53 @@ func TestReusedCallsAnswerTheirOwnRequest(t *testing.T) {
 	s.ServeQuery(w, r)
 	if n := strings.Count(w.Body.String(), "<SendMessageBatchResultEntry>"); w.Code != http.StatusOK || n != 1 {
 		t.Errorf("query batch of 1: %d, %d entries\n%s", w.Code, n, w.Body)
+	}
+}
+
+// A reset call holds nothing of the requests it served, however long each
+// answer was: a list's memory past its length was left zero.
+func TestResetCallKeepsNoAnswer(t *testing.T) {
+	s := fzService(t)
+	c := new(call)
+	serve := func(action string, in any) {
+		t.Helper()
+		r := httptest.NewRequest(http.MethodPost, "/", nil)
+		if _, err := s.serve(c, r, nil, dispatch.JSON, action, in); err != nil {
+			t.Fatalf("%s: %v", action, err)
+		}
+	}
+	for _, n := range []int{10, 3, 1} {
+		in := &SendMessageBatchInput{QueueUrl: fzStd}
+		for i := range n {
+			body := "body " + strconv.Itoa(i)
+			in.Entries = append(in.Entries, SendMessageBatchEntry{Id: "e" + strconv.Itoa(i), MessageBody: &body})
+		}
+		serve("SendMessageBatch", in)
+		c.reset()
+		ten := 10
+		serve("ReceiveMessage", &ReceiveMessageInput{QueueUrl: fzStd, MaxNumberOfMessages: &ten})
+		var del DeleteMessageBatchInput
+		for i, m := range c.messages {
+			del.Entries = append(del.Entries, DeleteMessageBatchEntry{Id: "d" + strconv.Itoa(i), ReceiptHandle: m.ReceiptHandle})
+		}
+		if len(c.messages) == 0 {
+			t.Fatalf("batch of %d: nothing received", n)
+		}
+		c.reset()
+		del.QueueUrl = fzStd
+		serve("DeleteMessageBatch", &del)
+		c.reset()
+		for name, held := range map[string]bool{
+			"sendResults": slices.ContainsFunc(c.sendResults[:cap(c.sendResults)], func(e SendMessageBatchResultEntry) bool { return e != SendMessageBatchResultEntry{} }),
+			"sendEntries": slices.ContainsFunc(c.sendEntries[:cap(c.sendEntries)], func(e sentEntry) bool { return e != sentEntry{} }),
+			"messages": slices.ContainsFunc(c.messages[:cap(c.messages)], func(m Message) bool {
+				return m.MessageId != "" || m.Body != "" || m.Attributes != nil || m.MessageAttributes != nil
+			}),
+			"batchResults": slices.ContainsFunc(c.batchResults[:cap(c.batchResults)], func(e BatchResultEntry) bool { return e != BatchResultEntry{} }),
+		} {
+			if held {
+				t.Errorf("after a batch of %d, the reset call's %s still holds an answer", n, name)
+			}
+		}
 	}
 }
