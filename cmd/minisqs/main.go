@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -72,7 +71,7 @@ func run(cfg config) error {
 	sc := cfg.Config
 	sc.Logger = log
 	sc.Init = func(e *engine.Engine) error { return createQueues(e, queues, log) }
-	srv, err := startServer(sc)
+	srv, err := startServer(sc, newGCPolicy(os.Getenv))
 	if err != nil {
 		return err
 	}
@@ -110,10 +109,11 @@ wait:
 // of the load's CPU time. The garbage it leaves is bounded much as GOGC=100
 // bounds a heap: buntdb compacts a file once it has doubled, so at most
 // about half of what it reads is history. A memory limit (GOMEMLIMIT) still
-// holds meanwhile, and GOGC applies again once the server has started.
-func startServer(sc server.Config) (*server.Server, error) {
+// holds meanwhile, and gc's policy (or the user's GOGC, gc nil) applies
+// again once the server has started.
+func startServer(sc server.Config, gc *gcPolicy) (*server.Server, error) {
 	if sc.DB != "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		defer gc.pause()()
 	}
 	return server.Start(sc)
 }
