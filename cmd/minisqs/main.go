@@ -68,6 +68,11 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
+	// Signals are caught from before the server answers, so that one sent
+	// as soon as it does (or while a store file loads) shuts it down
+	// rather than killing it.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	sc := cfg.Config
 	sc.Logger = log
 	sc.Init = func(e *engine.Engine) error { return createQueues(e, queues, log) }
@@ -82,8 +87,6 @@ func run(cfg config) error {
 	log.Info("minisqs listening", "version", release, "addr", srv.Addr().String(), "store", store, "fsync", cfg.Fsync.String(),
 		"region", cfg.Region, "account", cfg.AccountID, "startup", time.Since(start).Round(time.Microsecond))
 
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 wait:
 	for {
 		select {
