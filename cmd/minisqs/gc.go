@@ -19,7 +19,7 @@ const (
 	gcMinHeadroom = 64 << 20
 	// gcLivePercent is the headroom, in percent of the live heap, once
 	// that is more than gcMinHeadroom.
-	gcLivePercent = 25
+	gcLivePercent = 33
 	// gcHeapMinimum is the runtime's least heap goal at GOGC=100; it
 	// scales with GOGC.
 	gcHeapMinimum = 4 << 20

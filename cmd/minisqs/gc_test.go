@@ -33,9 +33,9 @@ func TestGCPercent(t *testing.T) {
 		{16 * mib, 0, 400},            // 64 MiB past 16
 		{16 * mib, 16 * mib, 200},     // roots count as the runtime counts them
 		{100 * mib, 0, 64},            // still the 64 MiB
-		{256 * mib, 0, 25},            // where a quarter of live is 64 MiB
-		{440 * mib, 4 * mib, 24},      // a million queued messages: a quarter, less for the roots
-		{1 << 40, 0, 25},              // a quarter however large
+		{192 * mib, 0, 33},            // where a third of live is 64 MiB
+		{440 * mib, 4 * mib, 32},      // a million queued messages: a third, less for the roots
+		{1 << 40, 0, 32},              // a third however large, rounded down
 		{1 << 40, 1 << 44, 1},         // never 0, which would collect all the time
 		{3 * mib / 2, 10 << 10, 1637}, // (1.5+64)*100/4
 	} {
