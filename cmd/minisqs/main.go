@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -69,10 +68,15 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
+	// Signals are caught from before the server answers, so that one sent
+	// as soon as it does (or while a store file loads) shuts it down
+	// rather than killing it.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	sc := cfg.Config
 	sc.Logger = log
 	sc.Init = func(e *engine.Engine) error { return createQueues(e, queues, log) }
-	srv, err := startServer(sc)
+	srv, err := startServer(sc, newGCPolicy(os.Getenv))
 	if err != nil {
 		return err
 	}
@@ -83,8 +87,6 @@ func run(cfg config) error {
 	log.Info("minisqs listening", "version", release, "addr", srv.Addr().String(), "store", store, "fsync", cfg.Fsync.String(),
 		"region", cfg.Region, "account", cfg.AccountID, "startup", time.Since(start).Round(time.Microsecond))
 
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 wait:
 	for {
 		select {
@@ -110,10 +112,11 @@ wait:
 // of the load's CPU time. The garbage it leaves is bounded much as GOGC=100
 // bounds a heap: buntdb compacts a file once it has doubled, so at most
 // about half of what it reads is history. A memory limit (GOMEMLIMIT) still
-// holds meanwhile, and GOGC applies again once the server has started.
-func startServer(sc server.Config) (*server.Server, error) {
+// holds meanwhile, and gc's policy (or the user's GOGC, gc nil) applies
+// again once the server has started.
+func startServer(sc server.Config, gc *gcPolicy) (*server.Server, error) {
 	if sc.DB != "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		defer gc.pause()()
 	}
 	return server.Start(sc)
 }

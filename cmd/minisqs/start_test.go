@@ -10,8 +10,9 @@ import (
 	"github.com/minisqs/minisqs/server"
 )
 
-// startServer turns the collector off for a store file's load only: GOGC
-// is as it was once the server has started, in either mode.
+// startServer turns the collector off for a store file's load only: the
+// user's GOGC (no policy) is as it was once the server has started, in
+// either mode. TestGCPolicyEnv has the same with the policy.
 func TestStartServerGOGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(150))
 	for db, wantLoading := range map[string]int{"": 150, filepath.Join(t.TempDir(), "db"): -1} {
@@ -22,7 +23,7 @@ func TestStartServerGOGC(t *testing.T) {
 			debug.SetGCPercent(loading)
 			return nil
 		}
-		srv, err := startServer(server.Config{Addr: "127.0.0.1:0", DB: db, Init: init})
+		srv, err := startServer(server.Config{Addr: "127.0.0.1:0", DB: db, Init: init}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
