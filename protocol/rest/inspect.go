@@ -1,6 +1,6 @@
 package rest
 
-// Inspection beyond API.md: PeekMessages in every state (in messages.go)
+// Inspection, documented in docs/rest-api.md: PeekMessages in every state (in messages.go)
 // and DeleteMessage, which deletes one message by the id a peek gives,
 // whatever its state, as a person looking into a queue would.
 
