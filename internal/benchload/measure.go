@@ -207,6 +207,21 @@ type tool interface {
 	startTimeout() time.Duration
 }
 
+// warmQueue opens the bench's queue on the server at url and runs the
+// warm-up cycles on it, which leave it as deep as it was.
+func warmQueue(ctx context.Context, url string) (*sqsload.Queue, error) {
+	q, err := sqsload.NewQueue(ctx, sqsload.LoopbackClient(url), queueName)
+	if err != nil {
+		return nil, err
+	}
+	for range warmupCycles {
+		if err := q.Cycle(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
 // meter measures a server's work over one phase.
 type meter interface {
 	start() error
@@ -229,14 +244,9 @@ func (b *bench) measure(ctx context.Context, srv server, phases []phase, msgs in
 		return nil, fmt.Errorf("%w%s", err, logTail(dir))
 	}
 
-	q, err := sqsload.NewQueue(ctx, sqsload.LoopbackClient(p.URL), queueName)
+	q, err := warmQueue(ctx, p.URL)
 	if err != nil {
 		return fail(err)
-	}
-	for range warmupCycles {
-		if err := q.Cycle(ctx); err != nil {
-			return fail(err)
-		}
 	}
 	m := t.meter(dir, p)
 	f := figures{}

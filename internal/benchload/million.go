@@ -124,15 +124,9 @@ func (b *bench) deep(ctx context.Context, srv server, durable bool) (deepFigures
 		}
 		f.open, f.openCPU = median(times), median(cpu)
 	}
-	q, err := sqsload.NewQueue(ctx, sqsload.LoopbackClient(p.URL), queueName)
+	q, err := warmQueue(ctx, p.URL) // the queue stays at its depth
 	if err != nil {
 		return fail(err)
-	}
-	// The queue stays at its depth: each warm-up cycle sends what it takes.
-	for range warmupCycles {
-		if err := q.Cycle(ctx); err != nil {
-			return fail(err)
-		}
 	}
 	m := &cpuMeter{p: p}
 	if err := m.start(); err != nil {
@@ -166,14 +160,9 @@ func (b *bench) shallowReceive(ctx context.Context, srv server) (float64, error)
 	}
 	defer os.RemoveAll(dir)
 	defer p.Kill()
-	q, err := sqsload.NewQueue(ctx, sqsload.LoopbackClient(p.URL), queueName)
+	q, err := warmQueue(ctx, p.URL)
 	if err != nil {
 		return 0, err
-	}
-	for range warmupCycles {
-		if err := q.Cycle(ctx); err != nil {
-			return 0, err
-		}
 	}
 	var total float64
 	for done := 0; done < b.cfg.cpuMsgs; done += shallowDepth {
