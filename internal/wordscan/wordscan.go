@@ -25,6 +25,16 @@ func Word(s string) uint64 {
 // PrintableRun returns the index of the first byte of s from i on that is
 // not printable ASCII (0x20 to 0x7f), or len(s).
 func PrintableRun(s string, i int) int {
+	// Four words at a time while all are printable (NotBelow is exact for
+	// each when none has a high byte), then one at a time for the word
+	// that stops the run.
+	for ; i+32 <= len(s); i += 32 {
+		t := s[i : i+32]
+		a, b, c, d := Word(t[:8]), Word(t[8:16]), Word(t[16:24]), Word(t[24:])
+		if (a|b|c|d)&Highs != 0 || NotBelow(a, ' ')&NotBelow(b, ' ')&NotBelow(c, ' ')&NotBelow(d, ' ')&Highs != Highs {
+			break
+		}
+	}
 	for ; i+8 <= len(s); i += 8 {
 		w := Word(s[i : i+8])
 		if w&Highs != 0 || NotBelow(w, ' ')&Highs != Highs {
