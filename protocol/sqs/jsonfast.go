@@ -34,13 +34,14 @@ const maxFastDepth = 100
 // groups and deduplication windows) and get their own. The maps of message
 // attributes are made afresh when lent is nil, else borrowed from lent.
 func decodeJSONFast(s string, in any, lent *lentMaps) bool {
-	d := jsonIn{s: s, lent: lent}
+	d := jsonIn{s: s, lent: lent, backslash: -1}
 	switch in.(type) {
 	case *SendMessageInput, *SendMessageBatchInput, *ReceiveMessageInput, *DeleteMessageInput,
 		*DeleteMessageBatchInput, *ChangeMessageVisibilityInput, *ChangeMessageVisibilityBatchInput:
 	default:
 		return false
 	}
+	d.replain()
 	if d.null() {
 		d.ws()
 		return d.i == len(d.s)
@@ -72,12 +73,17 @@ func decodeJSONFast(s string, in any, lent *lentMaps) bool {
 // jsonIn reads JSON from s at i. Its methods report false, with i anywhere,
 // on anything the fast path leaves to encoding/json.
 type jsonIn struct {
-	s       string
-	i       int
-	scratch []byte // unescaped strings are built here
-	strs    []string
-	ints    []int
-	lent    *lentMaps // nil: attribute maps are made afresh
+	s string
+	i int
+	// A string that ends before plainTo holds no backslash, control byte
+	// or non-ASCII byte: it ends at the next quote and means what it
+	// spells. backslash is the first backslash from where plainTo was
+	// last found, or len(s); -1 before the first search.
+	plainTo, backslash int
+	scratch            []byte // unescaped strings are built here
+	strs               []string
+	ints               []int
+	lent               *lentMaps // nil: attribute maps are made afresh
 }
 
 // lentMaps lends the fast decoder maps of message attributes for one
@@ -128,6 +134,9 @@ func (d *jsonIn) ws() {
 
 // peek is the next byte after white space, or 0 at the end.
 func (d *jsonIn) peek() byte {
+	if d.i < len(d.s) && d.s[d.i] > ' ' {
+		return d.s[d.i]
+	}
 	d.ws()
 	if d.i < len(d.s) {
 		return d.s[d.i]
@@ -147,72 +156,160 @@ func (d *jsonIn) literal(word string) bool {
 // null consumes a null if one comes next.
 func (d *jsonIn) null() bool { return d.peek() == 'n' && d.literal("null") }
 
-// object reads an object, calling member with each key once the reader is
-// at its value; member reads or skips the value.
-func (d *jsonIn) object(member func(key string) bool) bool {
-	if d.peek() != '{' {
-		return false
+// Results of (*jsonIn).member besides a field's index.
+const (
+	unknownField = -1 // a member that matches no field, for the caller to skip
+	badField     = -2 // anything the fast path leaves to encoding/json
+	endObject    = -3
+)
+
+// object is the state of an object being read by member.
+type object struct {
+	open bool   // its opening brace has been read
+	seen uint64 // the fields read, by index
+}
+
+// member reads up to the value of an object's next member, or past the
+// object's end, and returns the index of the member's field as lookup
+// gives it (a field's index, unknownField or badField), endObject, or
+// badField on a syntax error. A field named twice is a badField:
+// encoding/json merges a repeated object or array into the first, which
+// the fast path does not do.
+func (d *jsonIn) member(o *object, lookup func(key string) int) int {
+	key, more, ok := d.nextKey(o)
+	switch {
+	case !ok:
+		return badField
+	case !more:
+		return endObject
 	}
-	d.i++
-	if d.peek() == '}' {
-		d.i++
-		return true
+	i := lookup(key)
+	if i >= 0 {
+		if o.seen&(1<<i) != 0 {
+			return badField
+		}
+		o.seen |= 1 << i
 	}
-	for {
-		if d.peek() != '"' {
-			return false
-		}
-		key, ok := d.str()
-		if !ok || d.peek() != ':' {
-			return false
-		}
-		d.i++
-		if !member(key) {
-			return false
-		}
-		switch d.peek() {
+	return i
+}
+
+// nextKey reads up to the value of an object's next member and returns
+// the member's name, or reads past the object's end and reports no more;
+// ok is false on a syntax error.
+func (d *jsonIn) nextKey(o *object) (key string, more, ok bool) {
+	c := d.peek()
+	if o.open {
+		switch c {
 		case ',':
 			d.i++
 		case '}':
 			d.i++
-			return true
+			return "", false, true
 		default:
-			return false
+			return "", false, false
+		}
+	} else {
+		if c != '{' {
+			return "", false, false
+		}
+		d.i++
+		o.open = true
+		if d.peek() == '}' {
+			d.i++
+			return "", false, true
 		}
 	}
-}
-
-// array reads an array, calling elem at each element, and reports how many
-// there were.
-func (d *jsonIn) array(elem func() bool) (int, bool) {
-	if d.peek() != '[' {
-		return 0, false
+	if d.peek() != '"' {
+		return "", false, false
+	}
+	key, ok = d.str()
+	if !ok || d.peek() != ':' {
+		return "", false, false
 	}
 	d.i++
-	if d.peek() == ']' {
-		d.i++
-		return 0, true
-	}
-	for n := 1; ; n++ {
-		if !elem() {
-			return 0, false
-		}
-		switch d.peek() {
+	return key, true, true
+}
+
+// element reads up to an array's next element, its opening bracket first
+// when open is false, and reports whether there is one; at the array's
+// end it reads past it. ok is false on a syntax error.
+func (d *jsonIn) element(open *bool) (more, ok bool) {
+	c := d.peek()
+	if *open {
+		switch c {
 		case ',':
 			d.i++
+			return true, true
 		case ']':
 			d.i++
-			return n, true
-		default:
-			return 0, false
+			return false, true
 		}
+		return false, false
 	}
+	if c != '[' {
+		return false, false
+	}
+	d.i++
+	*open = true
+	if d.peek() == ']' {
+		d.i++
+		return false, true
+	}
+	return true, true
 }
 
 // str reads a string. One without escapes is a slice of s.
 func (d *jsonIn) str() (string, bool) {
 	d.i++ // the opening quote
 	start := d.i
+	if end := quoteRun(d.s[:d.plainTo], start); end < d.plainTo {
+		d.i = end + 1
+		return d.s[start:end], true
+	}
+	v, ok := d.scan(start)
+	if ok && d.i > d.plainTo {
+		d.replain()
+	}
+	return v, ok
+}
+
+// replain finds plainTo from d.i on: the first backslash, control byte or
+// non-ASCII byte. A body as SDKs send it has none, and its strings end at
+// the next quote; past one, the strings go through scan until the next.
+func (d *jsonIn) replain() {
+	if d.backslash < d.i {
+		d.backslash = len(d.s)
+		if n := strings.IndexByte(d.s[d.i:], '\\'); n >= 0 {
+			d.backslash = d.i + n
+		}
+	}
+	d.plainTo = wordscan.PrintableRun(d.s[:d.backslash], d.i)
+}
+
+// quoteRun returns the index of the first quote in s from i on, or len(s).
+// Every byte of s must be below 0x80.
+func quoteRun(s string, i int) int {
+	// Most strings are short, and a word at a time finds their end sooner
+	// than IndexByte's setup would; a long one's rest goes to IndexByte.
+	for long := i + 32; i+8 <= len(s); i += 8 {
+		if i == long {
+			if n := strings.IndexByte(s[i:], '"'); n >= 0 {
+				return i + n
+			}
+			return len(s)
+		}
+		if stop := ^wordscan.NotByte(wordscan.Word(s[i:i+8]), '"') & wordscan.Highs; stop != 0 {
+			return i + bits.TrailingZeros64(stop)/8
+		}
+	}
+	for i < len(s) && s[i] != '"' {
+		i++
+	}
+	return i
+}
+
+// scan reads the rest of a string from start, checking each byte.
+func (d *jsonIn) scan(start int) (string, bool) {
 	// One pass over the string: most are ASCII without escapes, which
 	// plainRun crosses to the closing quote eight bytes at a time.
 	for {
@@ -382,10 +479,27 @@ func (d *jsonIn) skipDepth(depth int) bool {
 		_, ok := d.str()
 		return ok
 	case c == '{':
-		return d.object(func(string) bool { return d.skipDepth(depth + 1) })
+		var o object
+		for {
+			_, more, ok := d.nextKey(&o)
+			if !more {
+				return ok
+			}
+			if !d.skipDepth(depth + 1) {
+				return false
+			}
+		}
 	case c == '[':
-		_, ok := d.array(func() bool { return d.skipDepth(depth + 1) })
-		return ok
+		open := false
+		for {
+			more, ok := d.element(&open)
+			if !more {
+				return ok
+			}
+			if !d.skipDepth(depth + 1) {
+				return false
+			}
+		}
 	case c == 't':
 		return d.literal("true")
 	case c == 'f':
@@ -435,22 +549,143 @@ func (d *jsonIn) digits() int {
 	return d.i - start
 }
 
-// member returns the index of the name in names that key matches as
-// encoding/json matches a member to a field, case-insensitively, or -1. A
-// key that matches none and is not all ASCII could match one under Unicode
-// case folding, and is refused for encoding/json to judge.
-func member(key string, names []string) (int, bool) {
+// The inputs' member names, in the order of their fields, and for each
+// list a lookup, for member: a switch that matches a key spelled as the
+// name is (as SDKs send them), then fold for the rest.
+var (
+	sendMessageNames      = []string{"QueueUrl", "MessageBody", "DelaySeconds", "MessageAttributes", "MessageSystemAttributes", "MessageDeduplicationId", "MessageGroupId"}
+	sendBatchEntryNames   = []string{"Id", "MessageBody", "DelaySeconds", "MessageAttributes", "MessageSystemAttributes", "MessageDeduplicationId", "MessageGroupId"}
+	batchNames            = []string{"QueueUrl", "Entries"}
+	receiveMessageNames   = []string{"QueueUrl", "AttributeNames", "MessageSystemAttributeNames", "MessageAttributeNames", "MaxNumberOfMessages", "VisibilityTimeout", "WaitTimeSeconds", "ReceiveRequestAttemptId"}
+	deleteMessageNames    = []string{"QueueUrl", "ReceiptHandle"}
+	deleteEntryNames      = []string{"Id", "ReceiptHandle"}
+	changeVisibilityNames = []string{"QueueUrl", "ReceiptHandle", "VisibilityTimeout"}
+	changeEntryNames      = []string{"Id", "ReceiptHandle", "VisibilityTimeout"}
+	attributeValueNames   = []string{"StringValue", "BinaryValue", "DataType"}
+)
+
+func sendMessageField(key string) int {
+	if key == "QueueUrl" {
+		return 0
+	}
+	return sendField(key, sendMessageNames)
+}
+
+func sendEntryField(key string) int {
+	if key == "Id" {
+		return 0
+	}
+	return sendField(key, sendBatchEntryNames)
+}
+
+// sendField looks up the names that SendMessage and a batch entry share,
+// all but the first, in either's names.
+func sendField(key string, names []string) int {
+	switch key {
+	case "MessageBody":
+		return 1
+	case "DelaySeconds":
+		return 2
+	case "MessageAttributes":
+		return 3
+	case "MessageSystemAttributes":
+		return 4
+	case "MessageDeduplicationId":
+		return 5
+	case "MessageGroupId":
+		return 6
+	}
+	return fold(key, names)
+}
+
+func batchField(key string) int {
+	switch key {
+	case "QueueUrl":
+		return 0
+	case "Entries":
+		return 1
+	}
+	return fold(key, batchNames)
+}
+
+func receiveMessageField(key string) int {
+	switch key {
+	case "QueueUrl":
+		return 0
+	case "AttributeNames":
+		return 1
+	case "MessageSystemAttributeNames":
+		return 2
+	case "MessageAttributeNames":
+		return 3
+	case "MaxNumberOfMessages":
+		return 4
+	case "VisibilityTimeout":
+		return 5
+	case "WaitTimeSeconds":
+		return 6
+	case "ReceiveRequestAttemptId":
+		return 7
+	}
+	return fold(key, receiveMessageNames)
+}
+
+// The lookups of DeleteMessage's names, its batch entry's, which are the
+// same but the first, and ChangeMessageVisibility's and its entry's, which
+// add VisibilityTimeout.
+
+func deleteMessageField(key string) int { return receiptField(key, "QueueUrl", deleteMessageNames) }
+func deleteEntryField(key string) int   { return receiptField(key, "Id", deleteEntryNames) }
+
+func changeVisibilityField(key string) int {
+	return receiptField(key, "QueueUrl", changeVisibilityNames)
+}
+
+func changeEntryField(key string) int { return receiptField(key, "Id", changeEntryNames) }
+
+// receiptField looks up a key in names, whose first is first and second
+// ReceiptHandle, and a third, if any, VisibilityTimeout.
+func receiptField(key, first string, names []string) int {
+	switch {
+	case key == first:
+		return 0
+	case key == "ReceiptHandle":
+		return 1
+	case key == "VisibilityTimeout" && len(names) > 2:
+		return 2
+	}
+	return fold(key, names)
+}
+
+func attributeValueField(key string) int {
+	switch key {
+	case "StringValue":
+		return 0
+	case "BinaryValue":
+		return 1
+	case "DataType":
+		return 2
+	}
+	return fold(key, attributeValueNames)
+}
+
+// fold returns the index of the name in names that key matches as
+// encoding/json matches a member to a field, case-insensitively, or
+// unknownField. A key that matches none and is not all ASCII could match
+// one under Unicode case folding, and is a badField, for encoding/json to
+// judge.
+func fold(key string, names []string) int {
 	for i, name := range names {
-		if len(name) == len(key) && (name == key || equalFoldASCII(key, name)) {
-			return i, true
+		if len(name) == len(key) && equalFoldASCII(key, name) {
+			return i
 		}
 	}
 	for i := 0; i < len(key); i++ {
 		if key[i] >= utf8.RuneSelf {
-			return -1, false
+			return badField
 		}
 	}
-	return -1, true
+	return unknownField
 }
 
 func equalFoldASCII(a, b string) bool {
@@ -470,27 +705,6 @@ func equalFoldASCII(a, b string) bool {
 		}
 	}
 	return true
-}
-
-// members reads an object whose fields are names, calling field with the
-// index of each one present and skipping members that match none. A field
-// named twice is refused: encoding/json merges a repeated object or array
-// into the first, which the fast path does not do.
-func (d *jsonIn) members(names []string, field func(i int) bool) bool {
-	var seen uint64
-	return d.object(func(key string) bool {
-		i, ok := member(key, names)
-		switch {
-		case !ok:
-			return false
-		case i < 0:
-			return d.skip()
-		case seen&(1<<i) != 0:
-			return false
-		}
-		seen |= 1 << i
-		return field(i)
-	})
 }
 
 // text reads a string member; null leaves it as it is. own gives the string
@@ -576,29 +790,29 @@ func (d *jsonIn) texts(p *[]string) bool {
 		*p = nil
 		return true
 	}
-	var out []string
-	n, ok := d.array(func() bool {
+	out := []string{}
+	for open := false; ; {
+		more, ok := d.element(&open)
+		if !more {
+			*p = out
+			return ok
+		}
 		var v string
 		if !d.text(&v, false) {
 			return false
 		}
 		out = append(out, v)
-		return true
-	})
-	if ok && n == 0 {
-		out = []string{}
 	}
-	*p = out
-	return ok
 }
-
-var messageAttributeValueNames = []string{"StringValue", "BinaryValue", "DataType"}
 
 // attributes reads a map of message attributes; null makes it nil.
 func (d *jsonIn) attributes(p *map[string]MessageAttributeValue) bool {
 	if d.null() {
 		*p = nil
 		return true
+	}
+	if d.peek() != '{' {
+		return false
 	}
 	var m map[string]MessageAttributeValue
 	if d.lent != nil {
@@ -607,22 +821,39 @@ func (d *jsonIn) attributes(p *map[string]MessageAttributeValue) bool {
 		m = map[string]MessageAttributeValue{}
 	}
 	*p = m
-	return d.object(func(key string) bool {
+	// A name may come twice, the last value winning, as in encoding/json.
+	for o := (object{}); ; {
+		name, more, ok := d.nextKey(&o)
+		if !more {
+			return ok
+		}
 		var v MessageAttributeValue
-		if !d.null() && !d.members(messageAttributeValueNames, func(i int) bool {
-			switch i {
-			case 0:
-				return d.text(&v.StringValue, false)
-			case 1:
-				return d.binary(&v.BinaryValue)
-			}
-			return d.text(&v.DataType, false)
-		}) {
+		if !d.null() && !d.attributeValue(&v) {
 			return false
 		}
-		m[key] = v
-		return true
-	})
+		m[name] = v
+	}
+}
+
+func (d *jsonIn) attributeValue(v *MessageAttributeValue) bool {
+	for o := (object{}); ; {
+		var ok bool
+		switch d.member(&o, attributeValueField) {
+		case 0:
+			ok = d.text(&v.StringValue, false)
+		case 1:
+			ok = d.binary(&v.BinaryValue)
+		case 2:
+			ok = d.text(&v.DataType, false)
+		case unknownField:
+			ok = d.skip()
+		case endObject:
+			return true
+		}
+		if !ok {
+			return false
+		}
+	}
 }
 
 // binary reads a blob member, base64 in a string, as encoding/json reads a
@@ -639,155 +870,173 @@ func (d *jsonIn) binary(p *blob) bool {
 	return false
 }
 
-// entries reads an array of objects with fields, calling field with the
-// element's index and the field's; null makes it nil, [] empty, and a null
-// element is the zero entry.
-func entries[E any](d *jsonIn, p *[]E, names []string, field func(e *E, i int) bool) bool {
+// entries reads an array of objects, each with entry: null makes it nil,
+// [] empty, and a null element is the zero entry.
+func entries[E any](d *jsonIn, p *[]E, entry func(d *jsonIn, e *E) bool) bool {
 	if d.null() {
 		*p = nil
 		return true
 	}
 	out := make([]E, 0, 10)
-	_, ok := d.array(func() bool {
-		out = append(out, *new(E))
-		if d.null() {
-			return true
+	for open := false; ; {
+		more, ok := d.element(&open)
+		if !more {
+			*p = out
+			return ok
 		}
-		e := &out[len(out)-1]
-		return d.members(names, func(i int) bool { return field(e, i) })
-	})
-	*p = out
-	return ok
+		out = append(out, *new(E))
+		if !d.null() && !entry(d, &out[len(out)-1]) {
+			return false
+		}
+	}
 }
 
-// The inputs' member names, in the order of their fields.
-var (
-	sendMessageNames      = []string{"QueueUrl", "MessageBody", "DelaySeconds", "MessageAttributes", "MessageSystemAttributes", "MessageDeduplicationId", "MessageGroupId"}
-	sendBatchEntryNames   = []string{"Id", "MessageBody", "DelaySeconds", "MessageAttributes", "MessageSystemAttributes", "MessageDeduplicationId", "MessageGroupId"}
-	batchNames            = []string{"QueueUrl", "Entries"}
-	receiveMessageNames   = []string{"QueueUrl", "AttributeNames", "MessageSystemAttributeNames", "MessageAttributeNames", "MaxNumberOfMessages", "VisibilityTimeout", "WaitTimeSeconds", "ReceiveRequestAttemptId"}
-	deleteMessageNames    = []string{"QueueUrl", "ReceiptHandle"}
-	deleteEntryNames      = []string{"Id", "ReceiptHandle"}
-	changeVisibilityNames = []string{"QueueUrl", "ReceiptHandle", "VisibilityTimeout"}
-	changeEntryNames      = []string{"Id", "ReceiptHandle", "VisibilityTimeout"}
-)
-
-// sendField reads field i, but the first, of a SendMessage or a batch
-// entry, whose fields are the same but the first.
-func (d *jsonIn) sendField(e *SendMessageBatchEntry, i int) bool {
-	switch i {
-	case 1:
-		return d.textPtr(&e.MessageBody)
-	case 2:
-		return d.intPtr(&e.DelaySeconds)
-	case 3:
-		return d.attributes(&e.MessageAttributes)
-	case 4:
-		return d.attributes(&e.MessageSystemAttributes)
-	case 5:
-		return d.ownTextPtr(&e.MessageDeduplicationId)
+// sendFields reads the members of a SendMessage or a batch entry, whose
+// fields are the same but the first, a string read into first (with memory
+// of its own if own).
+func (d *jsonIn) sendFields(e *SendMessageBatchEntry, lookup func(string) int, first *string, own bool) bool {
+	for o := (object{}); ; {
+		var ok bool
+		switch d.member(&o, lookup) {
+		case 0:
+			ok = d.text(first, own)
+		case 1:
+			ok = d.textPtr(&e.MessageBody)
+		case 2:
+			ok = d.intPtr(&e.DelaySeconds)
+		case 3:
+			ok = d.attributes(&e.MessageAttributes)
+		case 4:
+			ok = d.attributes(&e.MessageSystemAttributes)
+		case 5:
+			ok = d.ownTextPtr(&e.MessageDeduplicationId)
+		case 6:
+			ok = d.ownTextPtr(&e.MessageGroupId)
+		case unknownField:
+			ok = d.skip()
+		case endObject:
+			return true
+		}
+		if !ok {
+			return false
+		}
 	}
-	return d.ownTextPtr(&e.MessageGroupId)
 }
 
 func (d *jsonIn) sendMessage(in *SendMessageInput) bool {
 	var e SendMessageBatchEntry
-	ok := d.members(sendMessageNames, func(i int) bool {
-		if i == 0 {
-			return d.text(&in.QueueUrl, true)
-		}
-		return d.sendField(&e, i)
-	})
+	ok := d.sendFields(&e, sendMessageField, &in.QueueUrl, true)
 	in.MessageBody, in.DelaySeconds = e.MessageBody, e.DelaySeconds
 	in.MessageAttributes, in.MessageSystemAttributes = e.MessageAttributes, e.MessageSystemAttributes
 	in.MessageDeduplicationId, in.MessageGroupId = e.MessageDeduplicationId, e.MessageGroupId
 	return ok
 }
 
-func (d *jsonIn) sendMessageBatch(in *SendMessageBatchInput) bool {
-	return d.members(batchNames, func(i int) bool {
-		if i == 0 {
-			return d.text(&in.QueueUrl, true)
+func (d *jsonIn) sendEntry(e *SendMessageBatchEntry) bool {
+	return d.sendFields(e, sendEntryField, &e.Id, false)
+}
+
+// batch reads the members of a batch action's input, its entries with
+// entry.
+func batch[E any](d *jsonIn, queueURL *string, p *[]E, entry func(d *jsonIn, e *E) bool) bool {
+	for o := (object{}); ; {
+		var ok bool
+		switch d.member(&o, batchField) {
+		case 0:
+			ok = d.text(queueURL, true)
+		case 1:
+			ok = entries(d, p, entry)
+		case unknownField:
+			ok = d.skip()
+		case endObject:
+			return true
 		}
-		return entries(d, &in.Entries, sendBatchEntryNames, func(e *SendMessageBatchEntry, i int) bool {
-			if i == 0 {
-				return d.text(&e.Id, false)
-			}
-			return d.sendField(e, i)
-		})
-	})
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (d *jsonIn) sendMessageBatch(in *SendMessageBatchInput) bool {
+	return batch(d, &in.QueueUrl, &in.Entries, (*jsonIn).sendEntry)
 }
 
 func (d *jsonIn) receiveMessage(in *ReceiveMessageInput) bool {
-	return d.members(receiveMessageNames, func(i int) bool {
-		switch i {
+	for o := (object{}); ; {
+		var ok bool
+		switch d.member(&o, receiveMessageField) {
 		case 0:
-			return d.text(&in.QueueUrl, true)
+			ok = d.text(&in.QueueUrl, true)
 		case 1:
-			return d.texts(&in.AttributeNames)
+			ok = d.texts(&in.AttributeNames)
 		case 2:
-			return d.texts(&in.MessageSystemAttributeNames)
+			ok = d.texts(&in.MessageSystemAttributeNames)
 		case 3:
-			return d.texts(&in.MessageAttributeNames)
+			ok = d.texts(&in.MessageAttributeNames)
 		case 4:
-			return d.intPtr(&in.MaxNumberOfMessages)
+			ok = d.intPtr(&in.MaxNumberOfMessages)
 		case 5:
-			return d.intPtr(&in.VisibilityTimeout)
+			ok = d.intPtr(&in.VisibilityTimeout)
 		case 6:
-			return d.intPtr(&in.WaitTimeSeconds)
+			ok = d.intPtr(&in.WaitTimeSeconds)
+		case 7:
+			ok = d.text(&in.ReceiveRequestAttemptId, true)
+		case unknownField:
+			ok = d.skip()
+		case endObject:
+			return true
 		}
-		return d.text(&in.ReceiveRequestAttemptId, true)
-	})
+		if !ok {
+			return false
+		}
+	}
+}
+
+// receiptFields reads the members of DeleteMessage,
+// ChangeMessageVisibility or an entry of their batches: a string into
+// first (with memory of its own if own), a receipt handle, and for a
+// change a visibility timeout.
+func (d *jsonIn) receiptFields(lookup func(string) int, first *string, own bool, handle *string, timeout **int) bool {
+	for o := (object{}); ; {
+		var ok bool
+		switch d.member(&o, lookup) {
+		case 0:
+			ok = d.text(first, own)
+		case 1:
+			ok = d.text(handle, false)
+		case 2:
+			ok = d.intPtr(timeout)
+		case unknownField:
+			ok = d.skip()
+		case endObject:
+			return true
+		}
+		if !ok {
+			return false
+		}
+	}
 }
 
 func (d *jsonIn) deleteMessage(in *DeleteMessageInput) bool {
-	return d.members(deleteMessageNames, func(i int) bool {
-		if i == 0 {
-			return d.text(&in.QueueUrl, true)
-		}
-		return d.text(&in.ReceiptHandle, false)
-	})
+	return d.receiptFields(deleteMessageField, &in.QueueUrl, true, &in.ReceiptHandle, nil)
+}
+
+func (d *jsonIn) deleteEntry(e *DeleteMessageBatchEntry) bool {
+	return d.receiptFields(deleteEntryField, &e.Id, false, &e.ReceiptHandle, nil)
 }
 
 func (d *jsonIn) deleteMessageBatch(in *DeleteMessageBatchInput) bool {
-	return d.members(batchNames, func(i int) bool {
-		if i == 0 {
-			return d.text(&in.QueueUrl, true)
-		}
-		return entries(d, &in.Entries, deleteEntryNames, func(e *DeleteMessageBatchEntry, i int) bool {
-			if i == 0 {
-				return d.text(&e.Id, false)
-			}
-			return d.text(&e.ReceiptHandle, false)
-		})
-	})
+	return batch(d, &in.QueueUrl, &in.Entries, (*jsonIn).deleteEntry)
 }
 
 func (d *jsonIn) changeVisibility(in *ChangeMessageVisibilityInput) bool {
-	return d.members(changeVisibilityNames, func(i int) bool {
-		switch i {
-		case 0:
-			return d.text(&in.QueueUrl, true)
-		case 1:
-			return d.text(&in.ReceiptHandle, false)
-		}
-		return d.intPtr(&in.VisibilityTimeout)
-	})
+	return d.receiptFields(changeVisibilityField, &in.QueueUrl, true, &in.ReceiptHandle, &in.VisibilityTimeout)
+}
+
+func (d *jsonIn) changeEntry(e *ChangeMessageVisibilityBatchEntry) bool {
+	return d.receiptFields(changeEntryField, &e.Id, false, &e.ReceiptHandle, &e.VisibilityTimeout)
 }
 
 func (d *jsonIn) changeVisibilityBatch(in *ChangeMessageVisibilityBatchInput) bool {
-	return d.members(batchNames, func(i int) bool {
-		if i == 0 {
-			return d.text(&in.QueueUrl, true)
-		}
-		return entries(d, &in.Entries, changeEntryNames, func(e *ChangeMessageVisibilityBatchEntry, i int) bool {
-			switch i {
-			case 0:
-				return d.text(&e.Id, false)
-			case 1:
-				return d.text(&e.ReceiptHandle, false)
-			}
-			return d.intPtr(&e.VisibilityTimeout)
-		})
-	})
+	return batch(d, &in.QueueUrl, &in.Entries, (*jsonIn).changeEntry)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -60,6 +61,12 @@ var jsonFastTaken = [][2]string{
 	{"ReceiveMessage", `{"QueueUrl":"q","AttributeNames":["All",null],"MessageSystemAttributeNames":[],"MessageAttributeNames":null,"MaxNumberOfMessages":0,"VisibilityTimeout":43200,"WaitTimeSeconds":20,"ReceiveRequestAttemptId":"att"}`},
 	{"DeleteMessage", `{"QueueUrl":"q","ReceiptHandle":"h"}`},
 	{"DeleteMessageBatch", `{"Entries":[{"Id":"0","ReceiptHandle":"h0"},{"Id":"1","ReceiptHandle":"h1"}],"QueueUrl":"q"}`},
+	// Plain strings before and after ones with escapes, non-ASCII and
+	// white space between the tokens, which the decoder reads byte by byte.
+	{"SendMessageBatch", `{"Entries":[{"Id":"0","MessageBody":"plain"},{"Id":"1","MessageBody":"{\"json\":\"in a body\"}","MessageAttributes":{"k":{"DataType":"String","StringValue":"v"}}},{"Id":"2","MessageBody":"é and \ud83d\ude00"},{"Id":"3","MessageBody":"plain again"}],"QueueUrl":"q"}`},
+	{"SendMessageBatch", "{\n  \"Entries\": [\n    {\n      \"Id\": \"0\",\n      \"MessageBody\": \"indented\"\n    },\n\t{\"Id\":\"1\",\"MessageBody\":\"tabbed\"}\r\n  ],\n  \"QueueUrl\": \"q\"\n}\n"},
+	{"SendMessageBatch", `{"Entries":[{"Id":"0","MessageBody":"` + strings.Repeat("long plain body ", 8192) + `"},{"Id":"1","MessageBody":"` + strings.Repeat("x", 100) + `\n` + strings.Repeat("y", 100) + `"}],"QueueUrl":"q"}`},
+	{"DeleteMessageBatch", `{"Entries":[{"Id":"0","ReceiptHandle":"h\/0"},{"Id":"1","ReceiptHandle":"h1"},{"Id":"\u0032","ReceiptHandle":"h2"}],"QueueUrl":"q"}`},
 	{"ChangeMessageVisibility", `{"QueueUrl":"q","ReceiptHandle":"h","VisibilityTimeout":30}`},
 	{"ChangeMessageVisibilityBatch", `{"Entries":[{"Id":"a","ReceiptHandle":"h","VisibilityTimeout":10},{"Id":"b","VisibilityTimeout":null}],"QueueUrl":"q"}`},
 }
@@ -100,6 +107,11 @@ var jsonFastLeft = [][2]string{
 	{"SendMessage", "\ufeff{}"},
 	{"SendMessageBatch", `{"Entries":[{"Id":"a"}],"Entries":[{"MessageBody":"merged"}]}`},
 	{"SendMessageBatch", `{"Entries":{}}`},
+	// What the decoder must leave, after plain strings it took.
+	{"SendMessageBatch", "{\"Entries\":[{\"Id\":\"0\",\"MessageBody\":\"plain\"},{\"Id\":\"1\",\"MessageBody\":\"raw\ttab\"}]}"},
+	{"SendMessageBatch", "{\"Entries\":[{\"Id\":\"0\",\"MessageBody\":\"plain\"},{\"Id\":\"1\",\"MessageBody\":\"bad \xc3(\"}]}"},
+	{"SendMessageBatch", `{"Entries":[{"Id":"0","MessageBody":"plain"},{"Id":"1","MessageBody":"\u00e9"},{"Id":"2","MessageBody":"lone \udc00"}]}`},
+	{"SendMessageBatch", `{"Entries":[{"Id":"0","MessageBody":"plain"},{"Id":"1","MessageBody":"escaped quote \" then no end}]}`},
 	{"SendMessageBatch", `{"Entries":[1]}`},
 	{"ReceiveMessage", `{"AttributeNames":["All",1]}`},
 	{"ReceiveMessage", `{"MaxNumberOfMessages":true}`},
@@ -381,6 +393,62 @@ func TestPlainRunStopsAtEveryByte(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// A string that needs care, at every place in a word and around the
+// decoder's four-word steps, in the middle one of three entries: the
+// decoder reads the plain strings on either side as encoding/json does,
+// and takes every body that encoding/json writes.
+func TestJSONFastDecoderAroundEscapes(t *testing.T) {
+	for _, c := range []string{`\"`, `\\`, `\/`, `\n`, `\u00e9`, `\ud83d\ude00`, "é", "😀", "\x7f", "\t", "\xff", `\ud800`, `"`} {
+		for at := range 48 {
+			s := strings.Repeat("a", at) + c + strings.Repeat("b", 47-at)
+			body := `{"Entries":[{"Id":"0","MessageBody":"first"},{"Id":"1","MessageBody":"` + s + `"},{"Id":"2","MessageBody":"` + strings.Repeat("c", at) + `"}],"QueueUrl":"q"}`
+			compareJSONDecoders(t, "SendMessageBatch", body)
+			var v string
+			if json.Unmarshal([]byte(`"`+s+`"`), &v) != nil {
+				continue
+			}
+			body = `{"Entries":[{"Id":"0","MessageBody":"first"},{"Id":"1","MessageBody":` + string(must(json.Marshal(v))) + `}],"QueueUrl":"q"}`
+			if !compareJSONDecoders(t, "SendMessageBatch", body) {
+				t.Errorf("the fast decoder left %s to encoding/json", body)
+			}
+		}
+	}
+}
+
+// Each lookup finds its names, spelled as they are or in another case,
+// and tells an unknown key from one that Unicode folding might match.
+func TestJSONFastLookups(t *testing.T) {
+	for _, c := range []struct {
+		names  []string
+		lookup func(string) int
+	}{
+		{sendMessageNames, sendMessageField}, {sendBatchEntryNames, sendEntryField},
+		{batchNames, batchField}, {receiveMessageNames, receiveMessageField},
+		{deleteMessageNames, deleteMessageField}, {deleteEntryNames, deleteEntryField},
+		{changeVisibilityNames, changeVisibilityField}, {changeEntryNames, changeEntryField},
+		{attributeValueNames, attributeValueField},
+	} {
+		for i, name := range c.names {
+			for _, key := range []string{name, strings.ToLower(name), strings.ToUpper(name)} {
+				if got := c.lookup(key); got != i {
+					t.Errorf("%v: %q is %d, want %d", c.names, key, got, i)
+				}
+			}
+		}
+		for _, key := range []string{"", "Unknown", "QueueUrlx", "VisibilityTimeout"} {
+			if slices.Contains(c.names, key) {
+				continue
+			}
+			if got := c.lookup(key); got != unknownField {
+				t.Errorf("%v: %q is %d, want unknownField", c.names, key, got)
+			}
+		}
+		if got := c.lookup("Queueſ"); got != badField {
+			t.Errorf("%v: a non-ASCII key is %d, want badField", c.names, got)
 		}
 	}
 }
