@@ -167,6 +167,7 @@ const (
 type object struct {
 	open bool   // its opening brace has been read
 	seen uint64 // the fields read, by index
+	key  string // the last member's name
 }
 
 // member reads up to the value of an object's next member, or past the
@@ -176,13 +177,37 @@ type object struct {
 // encoding/json merges a repeated object or array into the first, which
 // the fast path does not do.
 func (d *jsonIn) member(o *object, lookup func(key string) int) int {
-	key, more, ok := d.nextKey(o)
-	switch {
-	case !ok:
-		return badField
-	case !more:
-		return endObject
+	c := d.peek()
+	if o.open {
+		switch c {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			return endObject
+		default:
+			return badField
+		}
+	} else {
+		if c != '{' {
+			return badField
+		}
+		d.i++
+		o.open = true
+		if d.peek() == '}' {
+			d.i++
+			return endObject
+		}
 	}
+	if d.peek() != '"' {
+		return badField
+	}
+	key, ok := d.str()
+	if !ok || d.peek() != ':' {
+		return badField
+	}
+	d.i++
+	o.key = key
 	i := lookup(key)
 	if i >= 0 {
 		if o.seen&(1<<i) != 0 {
@@ -193,42 +218,9 @@ func (d *jsonIn) member(o *object, lookup func(key string) int) int {
 	return i
 }
 
-// nextKey reads up to the value of an object's next member and returns
-// the member's name, or reads past the object's end and reports no more;
-// ok is false on a syntax error.
-func (d *jsonIn) nextKey(o *object) (key string, more, ok bool) {
-	c := d.peek()
-	if o.open {
-		switch c {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return "", false, true
-		default:
-			return "", false, false
-		}
-	} else {
-		if c != '{' {
-			return "", false, false
-		}
-		d.i++
-		o.open = true
-		if d.peek() == '}' {
-			d.i++
-			return "", false, true
-		}
-	}
-	if d.peek() != '"' {
-		return "", false, false
-	}
-	key, ok = d.str()
-	if !ok || d.peek() != ':' {
-		return "", false, false
-	}
-	d.i++
-	return key, true, true
-}
+// anyField is the lookup of an object whose members are not fields: a
+// map's, or one skipped.
+func anyField(string) int { return unknownField }
 
 // element reads up to an array's next element, its opening bracket first
 // when open is false, and reports whether there is one; at the array's
@@ -260,12 +252,38 @@ func (d *jsonIn) element(open *bool) (more, ok bool) {
 
 // str reads a string. One without escapes is a slice of s.
 func (d *jsonIn) str() (string, bool) {
-	d.i++ // the opening quote
-	start := d.i
-	if end := quoteRun(d.s[:d.plainTo], start); end < d.plainTo {
-		d.i = end + 1
-		return d.s[start:end], true
+	start := d.i + 1 // past the opening quote
+	// Up to plainTo, every byte is below 0x80, for which the word test
+	// for a quote is exact. Most strings are short, and a word at a time
+	// finds their end sooner than IndexByte's setup would; a long one's
+	// rest goes to IndexByte.
+	plain := d.s[:d.plainTo]
+	end := start
+	for long := start + 32; ; end += 8 {
+		if end+8 > len(plain) {
+			for end < len(plain) && plain[end] != '"' {
+				end++
+			}
+			break
+		}
+		if end == long {
+			if n := strings.IndexByte(plain[end:], '"'); n >= 0 {
+				end += n
+			} else {
+				end = len(plain)
+			}
+			break
+		}
+		if stop := ^wordscan.NotByte(wordscan.Word(plain[end:end+8]), '"') & wordscan.Highs; stop != 0 {
+			end += bits.TrailingZeros64(stop) / 8
+			break
+		}
 	}
+	if end < len(plain) {
+		d.i = end + 1
+		return plain[start:end], true
+	}
+	d.i = start
 	v, ok := d.scan(start)
 	if ok && d.i > d.plainTo {
 		d.replain()
@@ -284,28 +302,6 @@ func (d *jsonIn) replain() {
 		}
 	}
 	d.plainTo = wordscan.PrintableRun(d.s[:d.backslash], d.i)
-}
-
-// quoteRun returns the index of the first quote in s from i on, or len(s).
-// Every byte of s must be below 0x80.
-func quoteRun(s string, i int) int {
-	// Most strings are short, and a word at a time finds their end sooner
-	// than IndexByte's setup would; a long one's rest goes to IndexByte.
-	for long := i + 32; i+8 <= len(s); i += 8 {
-		if i == long {
-			if n := strings.IndexByte(s[i:], '"'); n >= 0 {
-				return i + n
-			}
-			return len(s)
-		}
-		if stop := ^wordscan.NotByte(wordscan.Word(s[i:i+8]), '"') & wordscan.Highs; stop != 0 {
-			return i + bits.TrailingZeros64(stop)/8
-		}
-	}
-	for i < len(s) && s[i] != '"' {
-		i++
-	}
-	return i
 }
 
 // scan reads the rest of a string from start, checking each byte.
@@ -481,9 +477,11 @@ func (d *jsonIn) skipDepth(depth int) bool {
 	case c == '{':
 		var o object
 		for {
-			_, more, ok := d.nextKey(&o)
-			if !more {
-				return ok
+			switch d.member(&o, anyField) {
+			case endObject:
+				return true
+			case badField:
+				return false
 			}
 			if !d.skipDepth(depth + 1) {
 				return false
@@ -823,15 +821,17 @@ func (d *jsonIn) attributes(p *map[string]MessageAttributeValue) bool {
 	*p = m
 	// A name may come twice, the last value winning, as in encoding/json.
 	for o := (object{}); ; {
-		name, more, ok := d.nextKey(&o)
-		if !more {
-			return ok
+		switch d.member(&o, anyField) {
+		case endObject:
+			return true
+		case badField:
+			return false
 		}
 		var v MessageAttributeValue
 		if !d.null() && !d.attributeValue(&v) {
 			return false
 		}
-		m[name] = v
+		m[o.key] = v
 	}
 }
 
