@@ -25,13 +25,15 @@ func Word(s string) uint64 {
 // PrintableRun returns the index of the first byte of s from i on that is
 // not printable ASCII (0x20 to 0x7f), or len(s).
 func PrintableRun(s string, i int) int {
-	// Four words at a time while all are printable (NotBelow is exact for
-	// each when none has a high byte), then one at a time for the word
-	// that stops the run.
-	for ; i+32 <= len(s); i += 32 {
-		t := s[i : i+32]
-		a, b, c, d := Word(t[:8]), Word(t[8:16]), Word(t[16:24]), Word(t[24:])
-		if (a|b|c|d)&Highs != 0 || NotBelow(a, ' ')&NotBelow(b, ' ')&NotBelow(c, ' ')&NotBelow(d, ' ')&Highs != Highs {
+	// Eight words at a time while all are printable (NotBelow is exact
+	// for each when none has a high byte), then one at a time for the
+	// word that stops the run.
+	for ; i+64 <= len(s); i += 64 {
+		t := s[i : i+64]
+		a, b, c, d := Word(t[:8]), Word(t[8:16]), Word(t[16:24]), Word(t[24:32])
+		e, f, g, h := Word(t[32:40]), Word(t[40:48]), Word(t[48:56]), Word(t[56:])
+		if (a|b|c|d|e|f|g|h)&Highs != 0 || NotBelow(a, ' ')&NotBelow(b, ' ')&NotBelow(c, ' ')&NotBelow(d, ' ')&
+			NotBelow(e, ' ')&NotBelow(f, ' ')&NotBelow(g, ' ')&NotBelow(h, ' ')&Highs != Highs {
 			break
 		}
 	}

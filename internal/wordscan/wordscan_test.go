@@ -52,15 +52,15 @@ func TestPrintableRun(t *testing.T) {
 	// Runs long enough for the four-word loop, stopped at every place in
 	// it and in the words and bytes after it.
 	for _, c := range []byte{0, 0x1f, 0x80, 0xff} {
-		for n := range 80 {
+		for n := range 160 {
 			for at := range n {
-				b := []byte(strings.Repeat("~ ", 40)[:n])
+				b := []byte(strings.Repeat("~ ", 80)[:n])
 				b[at] = c
 				if got := PrintableRun(string(b), 0); got != at {
 					t.Fatalf("PrintableRun(%q, 0) = %d, want %d", b, got, at)
 				}
 			}
-			if s := strings.Repeat("~ ", 40)[:n]; PrintableRun(s, 0) != n {
+			if s := strings.Repeat("~ ", 80)[:n]; PrintableRun(s, 0) != n {
 				t.Fatalf("PrintableRun stops in %q", s)
 			}
 		}
