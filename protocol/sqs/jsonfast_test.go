@@ -66,6 +66,7 @@ var jsonFastTaken = [][2]string{
 	{"SendMessageBatch", `{"Entries":[{"Id":"0","MessageBody":"plain"},{"Id":"1","MessageBody":"{\"json\":\"in a body\"}","MessageAttributes":{"k":{"DataType":"String","StringValue":"v"}}},{"Id":"2","MessageBody":"é and \ud83d\ude00"},{"Id":"3","MessageBody":"plain again"}],"QueueUrl":"q"}`},
 	{"SendMessageBatch", "{\n  \"Entries\": [\n    {\n      \"Id\": \"0\",\n      \"MessageBody\": \"indented\"\n    },\n\t{\"Id\":\"1\",\"MessageBody\":\"tabbed\"}\r\n  ],\n  \"QueueUrl\": \"q\"\n}\n"},
 	{"SendMessageBatch", `{"Entries":[{"Id":"0","MessageBody":"` + strings.Repeat("long plain body ", 8192) + `"},{"Id":"1","MessageBody":"` + strings.Repeat("x", 100) + `\n` + strings.Repeat("y", 100) + `"}],"QueueUrl":"q"}`},
+	{"SendMessageBatch", `{"Entries":[{"IdX":"1","Id":"0","MessageBodyX":"b","Messag":"c","MessageBody":"real","I\u0064x":"d","Message\u0042ody2":"e"}],"QueueUrlQueueUrl":"x","QueueUrl":"q","Q":"y"}`},
 	{"DeleteMessageBatch", `{"Entries":[{"Id":"0","ReceiptHandle":"h\/0"},{"Id":"1","ReceiptHandle":"h1"},{"Id":"\u0032","ReceiptHandle":"h2"}],"QueueUrl":"q"}`},
 	{"ChangeMessageVisibility", `{"QueueUrl":"q","ReceiptHandle":"h","VisibilityTimeout":30}`},
 	{"ChangeMessageVisibilityBatch", `{"Entries":[{"Id":"a","ReceiptHandle":"h","VisibilityTimeout":10},{"Id":"b","VisibilityTimeout":null}],"QueueUrl":"q"}`},
