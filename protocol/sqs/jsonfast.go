@@ -870,9 +870,9 @@ func (d *jsonIn) binary(p *blob) bool {
 	return false
 }
 
-// entries reads an array of objects, each with entry: null makes it nil,
-// [] empty, and a null element is the zero entry.
-func entries[E any](d *jsonIn, p *[]E, entry func(d *jsonIn, e *E) bool) bool {
+// entries reads an array of batch entries: null makes it nil, [] empty,
+// and a null element is the zero entry.
+func entries[E any](d *jsonIn, p *[]E) bool {
 	if d.null() {
 		*p = nil
 		return true
@@ -885,7 +885,7 @@ func entries[E any](d *jsonIn, p *[]E, entry func(d *jsonIn, e *E) bool) bool {
 			return ok
 		}
 		out = append(out, *new(E))
-		if !d.null() && !entry(d, &out[len(out)-1]) {
+		if !d.null() && !d.entry(&out[len(out)-1]) {
 			return false
 		}
 	}
@@ -932,20 +932,29 @@ func (d *jsonIn) sendMessage(in *SendMessageInput) bool {
 	return ok
 }
 
-func (d *jsonIn) sendEntry(e *SendMessageBatchEntry) bool {
-	return d.sendFields(e, sendEntryField, &e.Id, false)
+// entry reads the members of a batch entry, e. A switch rather than a
+// function for each type of entry keeps d off the heap.
+func (d *jsonIn) entry(e any) bool {
+	switch e := e.(type) {
+	case *SendMessageBatchEntry:
+		return d.sendFields(e, sendEntryField, &e.Id, false)
+	case *DeleteMessageBatchEntry:
+		return d.receiptFields(deleteEntryField, &e.Id, false, &e.ReceiptHandle, nil)
+	case *ChangeMessageVisibilityBatchEntry:
+		return d.receiptFields(changeEntryField, &e.Id, false, &e.ReceiptHandle, &e.VisibilityTimeout)
+	}
+	return false
 }
 
-// batch reads the members of a batch action's input, its entries with
-// entry.
-func batch[E any](d *jsonIn, queueURL *string, p *[]E, entry func(d *jsonIn, e *E) bool) bool {
+// batch reads the members of a batch action's input.
+func batch[E any](d *jsonIn, queueURL *string, p *[]E) bool {
 	for o := (object{}); ; {
 		var ok bool
 		switch d.member(&o, batchField) {
 		case 0:
 			ok = d.text(queueURL, true)
 		case 1:
-			ok = entries(d, p, entry)
+			ok = entries(d, p)
 		case unknownField:
 			ok = d.skip()
 		case endObject:
@@ -958,7 +967,7 @@ func batch[E any](d *jsonIn, queueURL *string, p *[]E, entry func(d *jsonIn, e *
 }
 
 func (d *jsonIn) sendMessageBatch(in *SendMessageBatchInput) bool {
-	return batch(d, &in.QueueUrl, &in.Entries, (*jsonIn).sendEntry)
+	return batch(d, &in.QueueUrl, &in.Entries)
 }
 
 func (d *jsonIn) receiveMessage(in *ReceiveMessageInput) bool {
@@ -1021,22 +1030,14 @@ func (d *jsonIn) deleteMessage(in *DeleteMessageInput) bool {
 	return d.receiptFields(deleteMessageField, &in.QueueUrl, true, &in.ReceiptHandle, nil)
 }
 
-func (d *jsonIn) deleteEntry(e *DeleteMessageBatchEntry) bool {
-	return d.receiptFields(deleteEntryField, &e.Id, false, &e.ReceiptHandle, nil)
-}
-
 func (d *jsonIn) deleteMessageBatch(in *DeleteMessageBatchInput) bool {
-	return batch(d, &in.QueueUrl, &in.Entries, (*jsonIn).deleteEntry)
+	return batch(d, &in.QueueUrl, &in.Entries)
 }
 
 func (d *jsonIn) changeVisibility(in *ChangeMessageVisibilityInput) bool {
 	return d.receiptFields(changeVisibilityField, &in.QueueUrl, true, &in.ReceiptHandle, &in.VisibilityTimeout)
 }
 
-func (d *jsonIn) changeEntry(e *ChangeMessageVisibilityBatchEntry) bool {
-	return d.receiptFields(changeEntryField, &e.Id, false, &e.ReceiptHandle, &e.VisibilityTimeout)
-}
-
 func (d *jsonIn) changeVisibilityBatch(in *ChangeMessageVisibilityBatchInput) bool {
-	return batch(d, &in.QueueUrl, &in.Entries, (*jsonIn).changeEntry)
+	return batch(d, &in.QueueUrl, &in.Entries)
 }
