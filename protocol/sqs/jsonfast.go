@@ -77,8 +77,9 @@ type jsonIn struct {
 	i int
 	// A string that ends before plainTo holds no backslash, control byte
 	// or non-ASCII byte: it ends at the next quote and means what it
-	// spells. backslash is the first backslash from where plainTo was
-	// last found, or len(s); -1 before the first search.
+	// spells. backslash is the index of the first backslash at or after
+	// where replain last looked for one, len(s) if none, -1 before the
+	// first look.
 	plainTo, backslash int
 	scratch            []byte // unescaped strings are built here
 	strs               []string
@@ -628,10 +629,6 @@ func receiveMessageField(key string) int {
 	return fold(key, receiveMessageNames)
 }
 
-// The lookups of DeleteMessage's names, its batch entry's, which are the
-// same but the first, and ChangeMessageVisibility's and its entry's, which
-// add VisibilityTimeout.
-
 func deleteMessageField(key string) int { return receiptField(key, "QueueUrl", deleteMessageNames) }
 func deleteEntryField(key string) int   { return receiptField(key, "Id", deleteEntryNames) }
 
@@ -641,8 +638,9 @@ func changeVisibilityField(key string) int {
 
 func changeEntryField(key string) int { return receiptField(key, "Id", changeEntryNames) }
 
-// receiptField looks up a key in names, whose first is first and second
-// ReceiptHandle, and a third, if any, VisibilityTimeout.
+// receiptField looks up a key in the names of DeleteMessage, its batch
+// entry, ChangeMessageVisibility or its batch entry: first (QueueUrl or
+// Id), ReceiptHandle and, for a change, VisibilityTimeout.
 func receiptField(key, first string, names []string) int {
 	switch {
 	case key == first:
