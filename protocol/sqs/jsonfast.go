@@ -178,27 +178,23 @@ type object struct {
 // encoding/json merges a repeated object or array into the first, which
 // the fast path does not do.
 func (d *jsonIn) member(o *object, lookup func(key string) int) int {
-	c := d.peek()
-	if o.open {
-		switch c {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return endObject
-		default:
-			return badField
-		}
-	} else {
-		if c != '{' {
-			return badField
-		}
-		d.i++
+	switch c := d.peek(); {
+	case !o.open && c == '{':
 		o.open = true
+		d.i++
 		if d.peek() == '}' {
 			d.i++
 			return endObject
 		}
+	case !o.open:
+		return badField
+	case c == ',':
+		d.i++
+	case c == '}':
+		d.i++
+		return endObject
+	default:
+		return badField
 	}
 	if d.peek() != '"' {
 		return badField
@@ -803,11 +799,12 @@ func (d *jsonIn) texts(p *[]string) bool {
 
 // attributes reads a map of message attributes; null makes it nil.
 func (d *jsonIn) attributes(p *map[string]MessageAttributeValue) bool {
-	if d.null() {
+	switch d.peek() {
+	case 'n':
 		*p = nil
-		return true
-	}
-	if d.peek() != '{' {
+		return d.literal("null")
+	case '{':
+	default:
 		return false
 	}
 	var m map[string]MessageAttributeValue
@@ -826,7 +823,11 @@ func (d *jsonIn) attributes(p *map[string]MessageAttributeValue) bool {
 			return false
 		}
 		var v MessageAttributeValue
-		if !d.null() && !d.attributeValue(&v) {
+		if d.peek() == 'n' {
+			if !d.literal("null") {
+				return false
+			}
+		} else if !d.attributeValue(&v) {
 			return false
 		}
 		m[o.key] = v
@@ -883,7 +884,11 @@ func entries[E any](d *jsonIn, p *[]E) bool {
 			return ok
 		}
 		out = append(out, *new(E))
-		if !d.null() && !d.entry(&out[len(out)-1]) {
+		if d.peek() == 'n' {
+			if !d.literal("null") {
+				return false
+			}
+		} else if !d.entry(&out[len(out)-1]) {
 			return false
 		}
 	}
