@@ -178,11 +178,12 @@ type object struct {
 // encoding/json merges a repeated object or array into the first, which
 // the fast path does not do.
 func (d *jsonIn) member(o *object, lookup func(key string) int) int {
-	switch c := d.peek(); {
+	c := d.peek()
+	switch {
 	case !o.open && c == '{':
 		o.open = true
 		d.i++
-		if d.peek() == '}' {
+		if c = d.peek(); c == '}' {
 			d.i++
 			return endObject
 		}
@@ -190,13 +191,14 @@ func (d *jsonIn) member(o *object, lookup func(key string) int) int {
 		return badField
 	case c == ',':
 		d.i++
+		c = d.peek()
 	case c == '}':
 		d.i++
 		return endObject
 	default:
 		return badField
 	}
-	if d.peek() != '"' {
+	if c != '"' {
 		return badField
 	}
 	key, ok := d.str()
