@@ -19,13 +19,31 @@ import (
 // documents no such cap, and its 16 messages of 64 KB make 1 MiB.
 const maxBatchBytes = engine.MaxMaximumMessageSize
 
+// toEngineAttributes converts in to the engine's attributes, sorted by
+// name.
 func toEngineAttributes(in map[string]MessageAttributeValue) []engine.MessageAttribute {
+	return toEngineAttributesIn(nil, in)
+}
+
+// toEngineAttributesIn is toEngineAttributes in the room left in *slab, if
+// it is nil or has enough, which it then takes: so the messages of a batch
+// share one allocation. What it returns has no room to grow into the next
+// message's attributes.
+func toEngineAttributesIn(slab *[]engine.MessageAttribute, in map[string]MessageAttributeValue) []engine.MessageAttribute {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]engine.MessageAttribute, 0, len(in))
+	var out []engine.MessageAttribute
+	if slab != nil && cap(*slab)-len(*slab) >= len(in) {
+		n := len(*slab)
+		out, *slab = (*slab)[n:n+len(in):n+len(in)], (*slab)[:n+len(in)]
+	} else {
+		out = make([]engine.MessageAttribute, len(in))
+	}
+	i := 0
 	for name, v := range in {
-		out = append(out, engine.MessageAttribute{Name: name, DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue})
+		out[i] = engine.MessageAttribute{Name: name, DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue}
+		i++
 	}
 	slices.SortFunc(out, func(a, b engine.MessageAttribute) int { return strings.Compare(a.Name, b.Name) })
 	return out
@@ -44,7 +62,7 @@ func (c *call) newMessage(body *string, delay *int, attrs, sys map[string]Messag
 	if body == nil {
 		return engine.NewMessage{}, "", missing("MessageBody")
 	}
-	given := toEngineAttributes(sys)
+	given := toEngineAttributesIn(&c.attributes, sys)
 	sysMD5 := c.digests.of(given)
 	if _, set := sys[sysAWSTraceHeader]; c.trace != "" && !set {
 		given = append(given, engine.MessageAttribute{Name: sysAWSTraceHeader, DataType: "String", StringValue: c.trace})
@@ -52,7 +70,7 @@ func (c *call) newMessage(body *string, delay *int, attrs, sys map[string]Messag
 	m := engine.NewMessage{
 		Body:             *body,
 		DelaySeconds:     delay,
-		Attributes:       toEngineAttributes(attrs),
+		Attributes:       toEngineAttributesIn(&c.attributes, attrs),
 		SystemAttributes: given,
 	}
 	if groupID != nil {
@@ -105,6 +123,11 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	}
 	out := &SendMessageBatchOutput{}
 	msgs := make([]engine.NewMessage, 0, len(in.Entries))
+	n := 0
+	for i := range in.Entries {
+		n += len(in.Entries[i].MessageAttributes) + len(in.Entries[i].MessageSystemAttributes)
+	}
+	c.attributes = make([]engine.MessageAttribute, 0, n)
 	sent := c.sendEntries[:0] // for each of msgs
 	total := 0
 	for i := range in.Entries {

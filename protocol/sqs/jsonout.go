@@ -45,12 +45,12 @@ func appendJSONResult(b []byte, out any) ([]byte, bool) {
 
 // appendSendOutput appends SendMessageOutput's members, without braces.
 func appendSendOutput(b []byte, o *SendMessageOutput) []byte {
-	b = appendJSONString(append(b, `"MD5OfMessageBody":`...), o.MD5OfMessageBody)
+	b = appendJSONPlain(append(b, `"MD5OfMessageBody":`...), o.MD5OfMessageBody)
 	if o.MD5OfMessageAttributes != "" {
-		b = appendJSONString(append(b, `,"MD5OfMessageAttributes":`...), o.MD5OfMessageAttributes)
+		b = appendJSONPlain(append(b, `,"MD5OfMessageAttributes":`...), o.MD5OfMessageAttributes)
 	}
 	if o.MD5OfMessageSystemAttributes != "" {
-		b = appendJSONString(append(b, `,"MD5OfMessageSystemAttributes":`...), o.MD5OfMessageSystemAttributes)
+		b = appendJSONPlain(append(b, `,"MD5OfMessageSystemAttributes":`...), o.MD5OfMessageSystemAttributes)
 	}
 	b = appendJSONString(append(b, `,"MessageId":`...), o.MessageId)
 	if o.SequenceNumber != "" {
@@ -95,8 +95,8 @@ func appendBatchError(b []byte, e *BatchResultErrorEntry) []byte {
 
 func appendMessage(b []byte, m *Message) []byte {
 	b = appendJSONString(append(b, `{"MessageId":`...), m.MessageId)
-	b = appendJSONString(append(b, `,"ReceiptHandle":`...), m.ReceiptHandle)
-	b = appendJSONString(append(b, `,"MD5OfBody":`...), m.MD5OfBody)
+	b = appendJSONPlain(append(b, `,"ReceiptHandle":`...), m.ReceiptHandle)
+	b = appendJSONPlain(append(b, `,"MD5OfBody":`...), m.MD5OfBody)
 	b = appendJSONString(append(b, `,"Body":`...), m.Body)
 	if len(m.Attributes) > 0 {
 		b = append(b, `,"Attributes":{`...)
@@ -109,7 +109,7 @@ func appendMessage(b []byte, m *Message) []byte {
 		b = append(b, '}')
 	}
 	if m.MD5OfMessageAttributes != "" {
-		b = appendJSONString(append(b, `,"MD5OfMessageAttributes":`...), m.MD5OfMessageAttributes)
+		b = appendJSONPlain(append(b, `,"MD5OfMessageAttributes":`...), m.MD5OfMessageAttributes)
 	}
 	if len(m.MessageAttributes) > 0 {
 		b = append(b, `,"MessageAttributes":{`...)
@@ -152,10 +152,24 @@ func appendList[E any](b []byte, list []E, elem func([]byte, *E) []byte) []byte 
 
 const lowerHex = "0123456789abcdef"
 
+// appendJSONPlain appends s quoted, as json.Marshal quotes a string that
+// needs no escaping. s must be text the server made of characters that are
+// never escaped: MD5 digests in hex and receipt handles in URL-safe base64.
+// Message ids and sequence numbers are not: a state a client loads may
+// give them.
+func appendJSONPlain(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
 // appendJSONString appends s quoted as json.Marshal quotes a string: with
 // <, > and & escaped for HTML, control characters as \b, \f, \n, \r, \t or
 // \u00XX, invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped.
 func appendJSONString(b []byte, s string) []byte {
+	if plainJSON(s) {
+		return appendJSONPlain(b, s)
+	}
 	b = append(b, '"')
 	start := 0
 	for i := 0; ; {
@@ -199,4 +213,22 @@ func appendJSONString(b []byte, s string) []byte {
 		start = i
 	}
 	return append(append(b, s[start:]...), '"')
+}
+
+// plainJSON reports whether json.Marshal quotes s without escaping any of
+// it. Most strings of answers need none, and testing s eight bytes at a
+// time, its last eight again rather than byte by byte, settles that for
+// them in a few steps.
+func plainJSON(s string) bool {
+	whole := len(s) &^ 7
+	if plainRun(s[:whole], 0, true) != whole {
+		return false
+	}
+	if whole == len(s) {
+		return true
+	}
+	if whole == 0 {
+		return plainRun(s, 0, true) == len(s)
+	}
+	return plainRun(s[len(s)-8:], 0, true) == 8
 }

@@ -54,6 +54,9 @@ type call struct {
 	trace string
 	// digests digests the message attributes of the request's messages.
 	digests attributeDigests
+	// attributes is where a batch's messages take their attributes from,
+	// made for each batch: the engine may keep them.
+	attributes []engine.MessageAttribute
 
 	// req is the request on its way through the dispatch chain.
 	req dispatch.Request
@@ -154,17 +157,23 @@ func checkBatch[E any](entryType string, max int, entries []E, idOf func(*E) str
 		return engine.ErrBatchTooMany(len(entries), max)
 	}
 	// At most max ids, a handful: comparing each with those before it
-	// finds a repeat without a set.
+	// finds a repeat without a set. Ids tend to differ in their last
+	// character (0 to 9, or a counter after a prefix), so comparing that
+	// first spares most full comparisons.
+	var ids [16]string
+	seen := ids[:0]
 	for i := range entries {
 		id := idOf(&entries[i])
 		if !batchEntryID.MatchString(id) {
 			return engine.ErrBatchEntryID(id)
 		}
-		for j := range i {
-			if id == idOf(&entries[j]) {
+		last := id[len(id)-1]
+		for _, other := range seen {
+			if other[len(other)-1] == last && other == id {
 				return engine.ErrBatchEntryRepeated(id)
 			}
 		}
+		seen = append(seen, id)
 	}
 	return nil
 }

@@ -1,0 +1,79 @@
+package sqs
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/minisqs/minisqs/engine"
+)
+
+// plainJSON agrees with a byte-by-byte scan for strings of every length
+// around a word's, whatever byte stops them and wherever it falls.
+func TestPlainJSONAtEveryLengthAndOffset(t *testing.T) {
+	for n := range 26 {
+		s := strings.Repeat("abcdefgh", 4)[:n]
+		if !plainJSON(s) {
+			t.Fatalf("plainJSON(%q) = false", s)
+		}
+		for at := range n {
+			for c := range 256 {
+				b := []byte(s)
+				b[at] = byte(c)
+				if got, want := plainJSON(string(b)), plainRunByByte(string(b), 0, true) == n; got != want {
+					t.Fatalf("plainJSON(%q) = %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+// The text that answers write without an escaping scan is what the engine
+// makes it: digests in hex, receipt handles in URL-safe base64, for any
+// body, FIFO or not.
+func TestServerMadeTextNeedsNoEscaping(t *testing.T) {
+	e, err := engine.Open(engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	serverMade := regexp.MustCompile(`^[0-9A-Za-z_-]+$`)
+	for _, name := range []string{"plain", "plain.fifo"} {
+		var attrs engine.AttributeUpdate
+		if strings.HasSuffix(name, ".fifo") {
+			yes := true
+			attrs = engine.AttributeUpdate{FifoQueue: &yes, ContentBasedDeduplication: &yes}
+		}
+		q, err := e.CreateQueue(name, attrs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []engine.NewMessage
+		for _, body := range jsonTrickyStrings[1:] {
+			m := engine.NewMessage{Body: body}
+			if q.IsFIFO() {
+				m.GroupID, m.GroupIDGiven = "g", true
+			}
+			msgs = append(msgs, m)
+		}
+		var digests []string
+		for _, r := range q.Send(msgs) {
+			if r.Err == nil {
+				digests = append(digests, r.MD5OfBody)
+			}
+		}
+		got, err := q.Receive(context.Background(), engine.ReceiveOptions{MaxMessages: 10})
+		if err != nil || len(got) == 0 {
+			t.Fatalf("%s: received %d, %v", name, len(got), err)
+		}
+		for _, d := range got {
+			digests = append(digests, d.MD5OfBody, d.ReceiptHandle)
+		}
+		for _, s := range digests {
+			if !serverMade.MatchString(s) || !plainJSON(s) {
+				t.Errorf("%s: %q is not plain server-made text", name, s)
+			}
+		}
+	}
+}
