@@ -36,10 +36,17 @@ func (d *attributeDigests) of(attrs []engine.MessageAttribute) string {
 	if len(attrs) == 0 {
 		return ""
 	}
-	if d != nil && d.sum != "" && sameAttributes(attrs, d.last) {
-		return d.sum
+	if d == nil {
+		return digestAttributes(attrs)
 	}
-	given := attrs
+	if d.sum == "" || !sameAttributes(attrs, d.last) {
+		d.last, d.sum = attrs, digestAttributes(attrs)
+	}
+	return d.sum
+}
+
+// digestAttributes is the digest of attrs, at least one.
+func digestAttributes(attrs []engine.MessageAttribute) string {
 	byName := func(a, b engine.MessageAttribute) int { return strings.Compare(a.Name, b.Name) }
 	if !slices.IsSortedFunc(attrs, byName) {
 		attrs = slices.SortedFunc(slices.Values(attrs), byName)
@@ -59,11 +66,7 @@ func (d *attributeDigests) of(attrs []engine.MessageAttribute) string {
 	sum := md5.Sum(in)
 	var digest [2 * md5.Size]byte
 	hex.Encode(digest[:], sum[:])
-	if d == nil {
-		return string(digest[:])
-	}
-	d.last, d.sum = given, string(digest[:])
-	return d.sum
+	return string(digest[:])
 }
 
 // sameAttributes reports whether a and b hold the same attributes in the
