@@ -10,10 +10,11 @@ import (
 )
 
 // plainJSON agrees with a byte-by-byte scan for strings of every length
-// around a word's, whatever byte stops them and wherever it falls.
+// up to past two of its 32-byte steps, whatever byte stops them and
+// wherever it falls.
 func TestPlainJSONAtEveryLengthAndOffset(t *testing.T) {
-	for n := range 26 {
-		s := strings.Repeat("abcdefgh", 4)[:n]
+	for n := range 72 {
+		s := strings.Repeat("abcdefgh", 9)[:n]
 		if !plainJSON(s) {
 			t.Fatalf("plainJSON(%q) = false", s)
 		}
