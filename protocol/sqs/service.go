@@ -60,10 +60,13 @@ type call struct {
 
 	// req is the request on its way through the dispatch chain.
 	req dispatch.Request
+	// sendBatch is a SendMessageBatch's answer.
+	sendBatch SendMessageBatchOutput
 	// Lists the answers are built in, whose memory the call keeps for the
-	// next request it serves (see release).
+	// next request it serves (see release), and the messages a batch sends.
 	sendResults  []SendMessageBatchResultEntry
 	sendEntries  []sentEntry
+	newMessages  []engine.NewMessage
 	messages     []Message
 	batchResults []BatchResultEntry
 }
@@ -92,10 +95,11 @@ func (c *call) release() {
 func (c *call) reset() {
 	clear(c.sendResults)
 	clear(c.sendEntries)
+	clear(c.newMessages)
 	clear(c.messages)
 	clear(c.batchResults)
 	*c = call{
-		sendResults: c.sendResults[:0], sendEntries: c.sendEntries[:0],
+		sendResults: c.sendResults[:0], sendEntries: c.sendEntries[:0], newMessages: c.newMessages[:0],
 		messages: c.messages[:0], batchResults: c.batchResults[:0],
 	}
 }
