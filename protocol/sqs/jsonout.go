@@ -219,8 +219,8 @@ func appendJSONString(b []byte, s string) []byte {
 
 // plainJSON reports whether json.Marshal quotes s without escaping any of
 // it. Most strings of answers need none, and testing s eight bytes at a
-// time, its last eight again rather than byte by byte, four words before
-// each branch, settles that for them in a few steps.
+// time, its last eight again rather than byte by byte, settles that for
+// them in a few steps.
 func plainJSON(s string) bool {
 	if len(s) < 8 {
 		for i := 0; i < len(s); i++ {
@@ -230,18 +230,13 @@ func plainJSON(s string) bool {
 		}
 		return true
 	}
-	i := 0
-	for ; i+32 <= len(s); i += 32 {
-		if jsonStops(wordscan.Word(s[i:]))|jsonStops(wordscan.Word(s[i+8:]))|
-			jsonStops(wordscan.Word(s[i+16:]))|jsonStops(wordscan.Word(s[i+24:])) != 0 {
+	last := jsonStops(wordscan.Word(s[len(s)-8:]))
+	for ; len(s) >= 8; s = s[8:] {
+		if jsonStops(wordscan.Word(s[:8])) != 0 {
 			return false
 		}
 	}
-	var stops uint64
-	for ; i+8 <= len(s); i += 8 {
-		stops |= jsonStops(wordscan.Word(s[i:]))
-	}
-	return stops|jsonStops(wordscan.Word(s[len(s)-8:])) == 0
+	return last == 0
 }
 
 // plainJSONByte tells the bytes that plainRun passes, for strings too
