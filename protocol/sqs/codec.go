@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"github.com/minisqs/minisqs/engine"
@@ -402,11 +403,39 @@ func (x *sqsXML) flush() []byte {
 // does; without the length, net/http would send larger answers chunked.
 func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
 	h := w.Header()
-	// As Set sets them, with the values in one allocation.
-	values := []string{contentType, strconv.Itoa(len(body))}
+	// As Set sets them.
+	values := headerValuesOf(contentType, len(body))
 	h["Content-Type"], h["Content-Length"] = values[0:1:1], values[1:2:2]
 	w.WriteHeader(status)
 	w.Write(body)
+}
+
+// headerValues are the values of an answer's Content-Type and
+// Content-Length headers, which answers of one type and length share:
+// net/http only reads them, and each is a slice of one, whose capacity is
+// one, so that adding a value copies it.
+type headerValues struct {
+	contentType string
+	length      int
+	values      [2]string
+}
+
+// recentHeaderValues keeps, by length, the last headerValues made: a
+// client's answers often come in a few lengths over and over, a batch of
+// ten answered as the last was, and finding their values saves two
+// allocations an answer.
+var recentHeaderValues [64]atomic.Pointer[headerValues]
+
+// headerValuesOf returns the Content-Type and Content-Length values of an
+// answer.
+func headerValuesOf(contentType string, length int) *[2]string {
+	slot := &recentHeaderValues[length%len(recentHeaderValues)]
+	if v := slot.Load(); v != nil && v.length == length && v.contentType == contentType {
+		return &v.values
+	}
+	v := &headerValues{contentType: contentType, length: length, values: [2]string{contentType, strconv.Itoa(length)}}
+	slot.Store(v)
+	return &v.values
 }
 
 type xmlErrorResponse struct {

@@ -2,8 +2,12 @@ package sqs
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/minisqs/minisqs/engine"
@@ -77,4 +81,32 @@ func TestServerMadeTextNeedsNoEscaping(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Answers carry their own type and length, whichever answers came before
+// them in the same slot of recentHeaderValues, from many goroutines.
+func TestWriteBodyHeaders(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 300 {
+				n := (i * 37) % 200 // lengths 64 apart share a slot
+				ct := []string{jsonContentType, "text/xml"}[(i+g)%2]
+				w := httptest.NewRecorder()
+				writeBody(w, http.StatusOK, ct, []byte(strings.Repeat("x", n)))
+				if got := w.Header().Get("Content-Length"); got != strconv.Itoa(n) {
+					t.Errorf("Content-Length %s, want %d", got, n)
+				}
+				if got := w.Header().Get("Content-Type"); got != ct {
+					t.Errorf("Content-Type %s, want %s", got, ct)
+				}
+				if w.Body.Len() != n {
+					t.Errorf("body of %d bytes, want %d", w.Body.Len(), n)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
