@@ -180,11 +180,11 @@ func readBody(w http.ResponseWriter, r *http.Request, buf *buffer) ([]byte, erro
 	if err := announcedTooLarge(r); err != nil {
 		return nil, err
 	}
-	body := http.MaxBytesReader(w, r.Body, MaxRequestBytes)
 	if r.ContentLength < 0 {
-		return io.ReadAll(body)
+		return io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
 	}
-	b, err := readAnnounced(body, int(r.ContentLength), buf.b)
+	// An announced length is within the cap, and no more than it is read.
+	b, err := readAnnounced(r.Body, int(r.ContentLength), buf.b)
 	buf.b = b[:0]
 	return b, err
 }
