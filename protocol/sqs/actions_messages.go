@@ -297,7 +297,8 @@ func receiveMessage(c *call, in *ReceiveMessageInput) (*ReceiveMessageOutput, er
 		msgs = append(msgs, deliveredMessage(&got[i], sysNames, in.MessageAttributeNames, &c.digests))
 	}
 	c.messages = msgs
-	return &ReceiveMessageOutput{Messages: msgs}, nil
+	c.receive.Messages = msgs
+	return &c.receive, nil
 }
 
 // deliveredMessage renders a delivery with the system and message
@@ -357,11 +358,13 @@ func deleteMessageBatch(c *call, in *DeleteMessageBatchInput) (*DeleteMessageBat
 	if err := checkBatch("DeleteMessageBatchRequestEntry", c.svc.engine.Limits().MaxBatchEntries, in.Entries, func(e *DeleteMessageBatchEntry) string { return e.Id }); err != nil {
 		return nil, err
 	}
-	handles := make([]string, len(in.Entries))
-	for i, e := range in.Entries {
-		handles[i] = e.ReceiptHandle
+	handles := c.handles[:0]
+	for _, e := range in.Entries {
+		handles = append(handles, e.ReceiptHandle)
 	}
-	out := &DeleteMessageBatchOutput{Successful: c.batchResults[:0]}
+	c.handles = handles
+	out := &c.deleteBatch
+	out.Successful = c.batchResults[:0]
 	errs := acknowledge(q, handles)
 	if err := engine.BatchFailure(errs); err != nil {
 		return nil, err

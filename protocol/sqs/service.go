@@ -60,8 +60,10 @@ type call struct {
 
 	// req is the request on its way through the dispatch chain.
 	req dispatch.Request
-	// sendBatch is a SendMessageBatch's answer.
-	sendBatch SendMessageBatchOutput
+	// The answers of the batch actions and of receives.
+	sendBatch   SendMessageBatchOutput
+	receive     ReceiveMessageOutput
+	deleteBatch DeleteMessageBatchOutput
 	// Lists the answers are built in, whose memory the call keeps for the
 	// next request it serves (see release), and the messages a batch sends.
 	sendResults  []SendMessageBatchResultEntry
@@ -69,6 +71,7 @@ type call struct {
 	newMessages  []engine.NewMessage
 	messages     []Message
 	batchResults []BatchResultEntry
+	handles      []string // of a DeleteMessageBatch
 }
 
 // sentEntry is a message of a batch sent: its entry's id, and the digest of
@@ -98,9 +101,10 @@ func (c *call) reset() {
 	clear(c.newMessages)
 	clear(c.messages)
 	clear(c.batchResults)
+	clear(c.handles)
 	*c = call{
 		sendResults: c.sendResults[:0], sendEntries: c.sendEntries[:0], newMessages: c.newMessages[:0],
-		messages: c.messages[:0], batchResults: c.batchResults[:0],
+		messages: c.messages[:0], batchResults: c.batchResults[:0], handles: c.handles[:0],
 	}
 }
 

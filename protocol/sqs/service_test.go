@@ -148,6 +148,7 @@ func TestResetCallKeepsNoAnswer(t *testing.T) {
 				return m.MessageId != "" || m.Body != "" || m.Attributes != nil || m.MessageAttributes != nil
 			}),
 			"batchResults": slices.ContainsFunc(c.batchResults[:cap(c.batchResults)], func(e BatchResultEntry) bool { return e != BatchResultEntry{} }),
+			"handles":      slices.ContainsFunc(c.handles[:cap(c.handles)], func(h string) bool { return h != "" }),
 		} {
 			if held {
 				t.Errorf("after a batch of %d, the reset call's %s still holds an answer", n, name)
