@@ -139,12 +139,13 @@ func parseHeader(h string) (Signature, error) {
 	for more := true; more; {
 		var part string
 		part, rest, more = strings.Cut(rest, ",")
-		part = strings.TrimSpace(part)
-		if v, ok := cutName(part, "Credential", '='); ok {
+		name, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch name {
+		case "Credential":
 			cred = v
-		} else if v, ok := cutName(part, "SignedHeaders", '='); ok {
+		case "SignedHeaders":
 			sig.signed, hasSigned = v, true
-		} else if v, ok := cutName(part, "Signature", '='); ok {
+		case "Signature":
 			sig.signature = v
 		}
 	}
