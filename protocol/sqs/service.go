@@ -20,6 +20,8 @@ type Service struct {
 	baseURL string
 	actions map[string]action
 	handler dispatch.Handler // the chain around run
+	// queuePaths reads the queue URLs of requests.
+	queuePaths queuePaths
 }
 
 // Options configure a Service.
