@@ -25,10 +25,11 @@ func toEngineAttributes(in map[string]MessageAttributeValue) []engine.MessageAtt
 	return toEngineAttributesIn(nil, in)
 }
 
-// toEngineAttributesIn is toEngineAttributes in the room left in *slab, if
-// it is nil or has enough, which it then takes: so the messages of a batch
-// share one allocation. What it returns has no room to grow into the next
-// message's attributes.
+// toEngineAttributesIn is toEngineAttributes in the room left in *slab when
+// there is enough, which it then takes, so that the messages of a batch
+// share one allocation; otherwise, or with a nil slab, in a slice of its
+// own. What it returns has no room to grow into the next message's
+// attributes.
 func toEngineAttributesIn(slab *[]engine.MessageAttribute, in map[string]MessageAttributeValue) []engine.MessageAttribute {
 	if len(in) == 0 {
 		return nil
