@@ -501,7 +501,9 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	writeJSONResult(w, out)
+	// The input's strings are a copy of the body, which the answer may
+	// overwrite.
+	writeJSONResultIn(w, buf, out)
 }
 
 // writeJSONResult answers out, an action's result (nil for an empty one),
@@ -509,7 +511,13 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 func writeJSONResult(w http.ResponseWriter, out any) {
 	buf := getBuffer()
 	defer buf.release()
-	b, ok := appendJSONResult(buf.b, out)
+	writeJSONResultIn(w, buf, out)
+}
+
+// writeJSONResultIn is writeJSONResult, writing the answer in buf.b, which
+// it takes over: the body's buffer, which the request no longer needs.
+func writeJSONResultIn(w http.ResponseWriter, buf *buffer, out any) {
+	b, ok := appendJSONResult(buf.b[:0], out)
 	switch {
 	case out == nil:
 		b = append(b, "{}"...)
