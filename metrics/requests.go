@@ -3,7 +3,9 @@ package metrics
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,8 +26,11 @@ type Requests struct {
 	duration *prometheus.HistogramVec
 	// byAction holds, by requestKey, the *actionMetrics of each protocol
 	// and action that has succeeded: a successful request finds its
-	// histogram and counter without hashing and checking label values.
-	byAction sync.Map
+	// histogram and counter without hashing and checking label values. The
+	// map is never changed but replaced, under mu, by one with a key more:
+	// there are a few dozen keys, all added early.
+	byAction atomic.Pointer[map[requestKey]*actionMetrics]
+	mu       sync.Mutex
 }
 
 type requestKey struct {
@@ -42,14 +47,29 @@ type actionMetrics struct {
 
 func (m *Requests) forAction(p dispatch.Protocol, action string) *actionMetrics {
 	k := requestKey{p, action}
-	if am, ok := m.byAction.Load(k); ok {
-		return am.(*actionMetrics)
+	if byAction := m.byAction.Load(); byAction != nil {
+		if am := (*byAction)[k]; am != nil {
+			return am
+		}
 	}
-	am, _ := m.byAction.LoadOrStore(k, &actionMetrics{
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var old map[requestKey]*actionMetrics
+	if cur := m.byAction.Load(); cur != nil {
+		old = *cur
+	}
+	if am := old[k]; am != nil {
+		return am
+	}
+	byAction := make(map[requestKey]*actionMetrics, len(old)+1)
+	maps.Copy(byAction, old)
+	am := &actionMetrics{
 		duration: m.duration.WithLabelValues(string(p), action),
 		ok:       m.total.WithLabelValues(string(p), action, "ok"),
-	})
-	return am.(*actionMetrics)
+	}
+	byAction[k] = am
+	m.byAction.Store(&byAction)
+	return am
 }
 
 // requestBuckets span an in-process answer (well under a millisecond) to a

@@ -5,8 +5,12 @@ import (
 	"errors"
 	"io"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/protocol/dispatch"
@@ -57,5 +61,57 @@ func TestRequests(t *testing.T) {
 	// An action that never succeeded has no "ok" series.
 	if strings.Contains(text, `action="ReceiveMessage",outcome="ok"`) {
 		t.Error(`scrape has an "ok" series of ReceiveMessage, which only failed`)
+	}
+}
+
+// Requests of many actions at once, each action first seen by several
+// goroutines together, are all counted, under one series per action.
+func TestRequestsConcurrentActions(t *testing.T) {
+	m := NewRequests()
+	ok := func(any, error) (int, string) { return 200, "" }
+	const actions, workers, each = 8, 4, 25
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range actions * each {
+				action := "Action" + strconv.Itoa((i+w)%actions)
+				m.Step()(func(context.Context, *dispatch.Request) (any, error) { return nil, nil })(
+					context.Background(), &dispatch.Request{Protocol: dispatch.JSON, Action: action, Classify: ok})
+			}
+		}()
+	}
+	wg.Wait()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "minisqs_requests_total" {
+			continue
+		}
+		for _, s := range f.GetMetric() {
+			labels := ""
+			for _, l := range s.GetLabel() {
+				labels += l.GetName() + "=" + l.GetValue() + " "
+			}
+			counted[labels] = s.GetCounter().GetValue()
+		}
+	}
+	for a := range actions {
+		key := "action=Action" + strconv.Itoa(a) + " outcome=ok protocol=json "
+		if got := counted[key]; got != workers*each {
+			t.Errorf("%scounted %v times, want %d", key, got, workers*each)
+		}
+	}
+	if len(counted) != actions {
+		t.Errorf("%d series, want %d: %v", len(counted), actions, counted)
+	}
+	if n := len(*m.byAction.Load()); n != actions {
+		t.Errorf("%d actions kept, want %d", n, actions)
 	}
 }

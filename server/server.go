@@ -7,7 +7,6 @@
 package server
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"log/slog"
@@ -170,7 +169,7 @@ func Start(cfg Config) (*Server, error) {
 	deliverer := push.Start(e, cfg.Logger)
 	sampler := history.New(e, 0, 0)
 	sampler.Start()
-	idle := &idleConns{max: cfg.MaxIdleConns, order: list.New(), at: map[net.Conn]*list.Element{}}
+	idle := newIdleConns(cfg.MaxIdleConns)
 	s := &Server{
 		Engine:   e,
 		push:     deliverer,
@@ -240,28 +239,55 @@ func (s *Server) Done() <-chan error { return s.done }
 // idleConns closes the kept-alive connections that have waited longest for
 // a request once more than max wait: each holds a goroutine and buffers, and
 // clients that open connections and never reuse them would otherwise keep
-// them all until IdleTimeout.
+// them all until IdleTimeout. A connection keeps its place in the list
+// while it lives, so that the two changes of state each request makes cost
+// a lookup, not an allocation.
 type idleConns struct {
 	max int
 
-	mu    sync.Mutex // guards order and at
-	order *list.List // of idle net.Conn, longest idle first
-	at    map[net.Conn]*list.Element
+	mu    sync.Mutex // guards the rest
+	conns map[net.Conn]*idleConn
+	// oldest and newest end the list of idle connections, longest idle
+	// first.
+	oldest, newest *idleConn
+	n              int // idle connections
+}
+
+// idleConn is a connection that has been idle, and may be again.
+type idleConn struct {
+	c          net.Conn
+	idle       bool
+	prev, next *idleConn // in the idle list, when idle
+}
+
+func newIdleConns(max int) *idleConns {
+	return &idleConns{max: max, conns: map[net.Conn]*idleConn{}}
 }
 
 // track is the http.Server's ConnState hook.
 func (ic *idleConns) track(c net.Conn, state http.ConnState) {
 	var oldest net.Conn
 	ic.mu.Lock()
-	if e, ok := ic.at[c]; ok {
-		ic.order.Remove(e)
-		delete(ic.at, c)
+	ec := ic.conns[c]
+	if ec != nil && ec.idle {
+		ic.unlink(ec)
 	}
-	if state == http.StateIdle {
-		ic.at[c] = ic.order.PushBack(c)
-		if ic.order.Len() > ic.max {
-			oldest = ic.order.Remove(ic.order.Front()).(net.Conn)
-			delete(ic.at, oldest)
+	switch state {
+	case http.StateIdle:
+		if ec == nil {
+			ec = &idleConn{c: c}
+			ic.conns[c] = ec
+		}
+		ic.push(ec)
+		if ic.n > ic.max {
+			first := ic.oldest
+			ic.unlink(first)
+			delete(ic.conns, first.c)
+			oldest = first.c
+		}
+	case http.StateClosed, http.StateHijacked:
+		if ec != nil {
+			delete(ic.conns, c)
 		}
 	}
 	ic.mu.Unlock()
@@ -270,4 +296,32 @@ func (ic *idleConns) track(c net.Conn, state http.ConnState) {
 		// ends the connection.
 		oldest.Close()
 	}
+}
+
+// push puts ec last in the idle list; ic.mu is held.
+func (ic *idleConns) push(ec *idleConn) {
+	ec.idle, ec.prev, ec.next = true, ic.newest, nil
+	if ic.newest != nil {
+		ic.newest.next = ec
+	} else {
+		ic.oldest = ec
+	}
+	ic.newest = ec
+	ic.n++
+}
+
+// unlink takes ec, idle, out of the idle list; ic.mu is held.
+func (ic *idleConns) unlink(ec *idleConn) {
+	if ec.prev != nil {
+		ec.prev.next = ec.next
+	} else {
+		ic.oldest = ec.next
+	}
+	if ec.next != nil {
+		ec.next.prev = ec.prev
+	} else {
+		ic.newest = ec.prev
+	}
+	ec.idle, ec.prev, ec.next = false, nil, nil
+	ic.n--
 }

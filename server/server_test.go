@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -199,10 +200,56 @@ func waitIdle(t *testing.T, s *Server, c net.Conn) {
 func (ic *idleConns) holds(addr net.Addr) bool {
 	ic.mu.Lock()
 	defer ic.mu.Unlock()
-	for c := range ic.at {
-		if c.RemoteAddr().String() == addr.String() {
+	for ec := ic.oldest; ec != nil; ec = ec.next {
+		if ec.c.RemoteAddr().String() == addr.String() {
 			return true
 		}
 	}
 	return false
+}
+
+// idleConns keeps the order in which connections last went idle, through
+// requests, closes and hijacks, and closes those idle longest past its cap.
+func TestIdleConnsOrder(t *testing.T) {
+	ic := newIdleConns(2)
+	var cs []net.Conn
+	for range 4 {
+		a, b := net.Pipe()
+		t.Cleanup(func() { a.Close(); b.Close() })
+		cs = append(cs, a)
+	}
+	idle := func() []net.Conn {
+		var out []net.Conn
+		for ec := ic.oldest; ec != nil; ec = ec.next {
+			out = append(out, ec.c)
+		}
+		return out
+	}
+	check := func(step string, want ...net.Conn) {
+		t.Helper()
+		if got := idle(); !slices.Equal(got, want) || ic.n != len(want) {
+			t.Fatalf("%s: idle %v (n %d), want %v", step, got, ic.n, want)
+		}
+	}
+	ic.track(cs[0], http.StateNew)
+	ic.track(cs[0], http.StateActive)
+	ic.track(cs[0], http.StateIdle)
+	ic.track(cs[1], http.StateIdle)
+	check("two idle", cs[0], cs[1])
+	ic.track(cs[0], http.StateActive)
+	check("the first busy", cs[1])
+	ic.track(cs[0], http.StateIdle)
+	check("the first idle again", cs[1], cs[0])
+	ic.track(cs[2], http.StateIdle)
+	check("past the cap", cs[0], cs[2])
+	if err := cs[1].SetReadDeadline(time.Now()); !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("the connection idle longest is still open: %v", err)
+	}
+	ic.track(cs[0], http.StateClosed)
+	ic.track(cs[3], http.StateIdle)
+	ic.track(cs[2], http.StateHijacked)
+	check("closed and hijacked", cs[3])
+	if len(ic.conns) != 1 {
+		t.Errorf("%d connections kept, want 1", len(ic.conns))
+	}
 }

@@ -139,12 +139,13 @@ func parseHeader(h string) (Signature, error) {
 	for more := true; more; {
 		var part string
 		part, rest, more = strings.Cut(rest, ",")
-		part = strings.TrimSpace(part)
-		if v, ok := cutName(part, "Credential", '='); ok {
+		name, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch name {
+		case "Credential":
 			cred = v
-		} else if v, ok := cutName(part, "SignedHeaders", '='); ok {
+		case "SignedHeaders":
 			sig.signed, hasSigned = v, true
-		} else if v, ok := cutName(part, "Signature", '='); ok {
+		case "Signature":
 			sig.signature = v
 		}
 	}
@@ -217,17 +218,18 @@ func credentialMalformed() error {
 }
 
 func (s *Signature) parseCredential(cred string) error {
-	// Five parts: up to each of the first four slashes, then the rest,
-	// found in one pass over the short string.
+	// Five parts: up to each of the first four slashes, then the rest.
 	var parts [5]string
-	n, start := 0, 0
-	for i := 0; i < len(cred) && n < 4; i++ {
-		if cred[i] == '/' {
-			parts[n], n, start = cred[start:i], n+1, i+1
+	rest := cred
+	for n := range 4 {
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return credentialMalformed()
 		}
+		parts[n], rest = rest[:i], rest[i+1:]
 	}
-	parts[4] = cred[start:]
-	if n < 4 || parts[0] == "" || parts[4] != "aws4_request" {
+	parts[4] = rest
+	if parts[0] == "" || parts[4] != "aws4_request" {
 		return credentialMalformed()
 	}
 	s.AccessKeyID, s.Date, s.Region, s.Service = parts[0], parts[1], parts[2], parts[3]

@@ -19,13 +19,32 @@ import (
 // documents no such cap, and its 16 messages of 64 KB make 1 MiB.
 const maxBatchBytes = engine.MaxMaximumMessageSize
 
+// toEngineAttributes converts in to the engine's attributes, sorted by
+// name.
 func toEngineAttributes(in map[string]MessageAttributeValue) []engine.MessageAttribute {
+	return toEngineAttributesIn(nil, in)
+}
+
+// toEngineAttributesIn is toEngineAttributes in the room left in *slab when
+// there is enough, which it then takes, so that the messages of a batch
+// share one allocation; otherwise, or with a nil slab, in a slice of its
+// own. What it returns has no room to grow into the next message's
+// attributes.
+func toEngineAttributesIn(slab *[]engine.MessageAttribute, in map[string]MessageAttributeValue) []engine.MessageAttribute {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]engine.MessageAttribute, 0, len(in))
+	var out []engine.MessageAttribute
+	if slab != nil && cap(*slab)-len(*slab) >= len(in) {
+		n := len(*slab)
+		out, *slab = (*slab)[n:n+len(in):n+len(in)], (*slab)[:n+len(in)]
+	} else {
+		out = make([]engine.MessageAttribute, len(in))
+	}
+	i := 0
 	for name, v := range in {
-		out = append(out, engine.MessageAttribute{Name: name, DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue})
+		out[i] = engine.MessageAttribute{Name: name, DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue}
+		i++
 	}
 	slices.SortFunc(out, func(a, b engine.MessageAttribute) int { return strings.Compare(a.Name, b.Name) })
 	return out
@@ -35,43 +54,39 @@ func toEngineAttributes(in map[string]MessageAttributeValue) []engine.MessageAtt
 // ("Amazon SQS and AWS X-Ray", X-Ray Developer Guide).
 const traceHeader = "X-Amzn-Trace-Id"
 
-// newMessage builds the message a send entry names, and the
-// MD5OfMessageSystemAttributes of the system attributes it gave. The
-// request's trace header becomes the message's AWSTraceHeader unless the
-// entry sets that system attribute itself, which wins; SQS digests only the
-// attributes the entry gave.
-func (c *call) newMessage(body *string, delay *int, attrs, sys map[string]MessageAttributeValue, groupID, dedupID *string) (engine.NewMessage, string, error) {
+// newMessage builds into m, which is zero, the message a send entry
+// names, and returns the MD5OfMessageSystemAttributes of the system
+// attributes it gave; on an error it leaves m zero. The request's trace
+// header becomes the message's AWSTraceHeader unless the entry sets that
+// system attribute itself, which wins; SQS digests only the attributes the
+// entry gave.
+func (c *call) newMessage(m *engine.NewMessage, body *string, delay *int, attrs, sys map[string]MessageAttributeValue, groupID, dedupID *string) (string, error) {
 	if body == nil {
-		return engine.NewMessage{}, "", missing("MessageBody")
+		return "", missing("MessageBody")
 	}
-	given := toEngineAttributes(sys)
+	given := toEngineAttributesIn(&c.attributes, sys)
 	sysMD5 := c.digests.of(given)
 	if _, set := sys[sysAWSTraceHeader]; c.trace != "" && !set {
 		given = append(given, engine.MessageAttribute{Name: sysAWSTraceHeader, DataType: "String", StringValue: c.trace})
 	}
-	m := engine.NewMessage{
-		Body:             *body,
-		DelaySeconds:     delay,
-		Attributes:       toEngineAttributes(attrs),
-		SystemAttributes: given,
-	}
+	m.Body, m.DelaySeconds = *body, delay
+	m.Attributes, m.SystemAttributes = toEngineAttributesIn(&c.attributes, attrs), given
 	if groupID != nil {
 		m.GroupID, m.GroupIDGiven = *groupID, true
 	}
 	if dedupID != nil {
 		m.DeduplicationID, m.DeduplicationIDGiven = *dedupID, true
 	}
-	return m, sysMD5, nil
+	return sysMD5, nil
 }
 
-func (c *call) sendOutput(m *engine.NewMessage, sysMD5 string, r engine.SendResult) SendMessageOutput {
-	return SendMessageOutput{
-		MD5OfMessageBody:             r.MD5OfBody,
-		MD5OfMessageAttributes:       c.digests.of(m.Attributes),
-		MD5OfMessageSystemAttributes: sysMD5,
-		MessageId:                    r.MessageID,
-		SequenceNumber:               r.SequenceNumber,
-	}
+// sendOutput fills o with the answer for the message m sent as r.
+func (c *call) sendOutput(o *SendMessageOutput, m *engine.NewMessage, sysMD5 string, r *engine.SendResult) {
+	o.MD5OfMessageBody = r.MD5OfBody
+	o.MD5OfMessageAttributes = c.digests.of(m.Attributes)
+	o.MD5OfMessageSystemAttributes = sysMD5
+	o.MessageId = r.MessageID
+	o.SequenceNumber = r.SequenceNumber
 }
 
 func sendMessage(c *call, in *SendMessageInput) (*SendMessageOutput, error) {
@@ -79,16 +94,18 @@ func sendMessage(c *call, in *SendMessageInput) (*SendMessageOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, sysMD5, err := c.newMessage(in.MessageBody, in.DelaySeconds, in.MessageAttributes, in.MessageSystemAttributes, in.MessageGroupId, in.MessageDeduplicationId)
+	msgs := []engine.NewMessage{{}}
+	sysMD5, err := c.newMessage(&msgs[0], in.MessageBody, in.DelaySeconds, in.MessageAttributes, in.MessageSystemAttributes, in.MessageGroupId, in.MessageDeduplicationId)
 	if err != nil {
 		return nil, err
 	}
-	r := q.Send([]engine.NewMessage{m})[0]
+	r := q.Send(msgs)[0]
 	if r.Err != nil {
 		return nil, r.Err
 	}
-	out := c.sendOutput(&m, sysMD5, r)
-	return &out, nil
+	out := new(SendMessageOutput)
+	c.sendOutput(out, &msgs[0], sysMD5, &r)
+	return out, nil
 }
 
 func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutput, error) {
@@ -103,22 +120,29 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	if err := checkFIFOBatch(a, in.Entries); err != nil {
 		return nil, err
 	}
-	out := &SendMessageBatchOutput{}
-	msgs := make([]engine.NewMessage, 0, len(in.Entries))
+	out := &c.sendBatch
+	msgs := c.newMessages[:0]
+	n := 0
+	for i := range in.Entries {
+		n += len(in.Entries[i].MessageAttributes) + len(in.Entries[i].MessageSystemAttributes)
+	}
+	c.attributes = make([]engine.MessageAttribute, 0, n)
 	sent := c.sendEntries[:0] // for each of msgs
 	total := 0
 	for i := range in.Entries {
 		e := &in.Entries[i]
-		m, sysMD5, err := c.newMessage(e.MessageBody, e.DelaySeconds, e.MessageAttributes, e.MessageSystemAttributes, e.MessageGroupId, e.MessageDeduplicationId)
+		msgs = append(msgs, engine.NewMessage{})
+		m := &msgs[len(msgs)-1]
+		sysMD5, err := c.newMessage(m, e.MessageBody, e.DelaySeconds, e.MessageAttributes, e.MessageSystemAttributes, e.MessageGroupId, e.MessageDeduplicationId)
 		if err != nil {
+			msgs = msgs[:len(msgs)-1] // m was left zero
 			out.Failed = append(out.Failed, failedEntry(e.Id, err))
 			continue
 		}
-		total += engine.MessageSize(&m)
-		msgs = append(msgs, m)
+		total += engine.MessageSize(m)
 		sent = append(sent, sentEntry{e.Id, sysMD5})
 	}
-	c.sendEntries = sent
+	c.newMessages, c.sendEntries = msgs, sent
 	if total > maxBatchBytes {
 		return nil, engine.ErrBatchTooLong(total, maxBatchBytes)
 	}
@@ -127,7 +151,8 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 		return nil, err
 	}
 	out.Successful = c.sendResults[:0]
-	for i, r := range results {
+	for i := range results {
+		r := &results[i]
 		if r.Err != nil {
 			if engine.CodeOf(r.Err) == engine.ErrMessageTooLong {
 				// SQS words a message too long in a batch otherwise.
@@ -136,7 +161,8 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 			out.Failed = append(out.Failed, failedEntry(sent[i].id, r.Err))
 			continue
 		}
-		out.Successful = append(out.Successful, SendMessageBatchResultEntry{Id: sent[i].id, SendMessageOutput: c.sendOutput(&msgs[i], sent[i].sysMD5, r)})
+		out.Successful = append(out.Successful, SendMessageBatchResultEntry{Id: sent[i].id})
+		c.sendOutput(&out.Successful[len(out.Successful)-1].SendMessageOutput, &msgs[i], sent[i].sysMD5, r)
 	}
 	c.sendResults = out.Successful
 	return out, nil
@@ -272,7 +298,8 @@ func receiveMessage(c *call, in *ReceiveMessageInput) (*ReceiveMessageOutput, er
 		msgs = append(msgs, deliveredMessage(&got[i], sysNames, in.MessageAttributeNames, &c.digests))
 	}
 	c.messages = msgs
-	return &ReceiveMessageOutput{Messages: msgs}, nil
+	c.receive.Messages = msgs
+	return &c.receive, nil
 }
 
 // deliveredMessage renders a delivery with the system and message
@@ -332,11 +359,13 @@ func deleteMessageBatch(c *call, in *DeleteMessageBatchInput) (*DeleteMessageBat
 	if err := checkBatch("DeleteMessageBatchRequestEntry", c.svc.engine.Limits().MaxBatchEntries, in.Entries, func(e *DeleteMessageBatchEntry) string { return e.Id }); err != nil {
 		return nil, err
 	}
-	handles := make([]string, len(in.Entries))
-	for i, e := range in.Entries {
-		handles[i] = e.ReceiptHandle
+	handles := c.handles[:0]
+	for _, e := range in.Entries {
+		handles = append(handles, e.ReceiptHandle)
 	}
-	out := &DeleteMessageBatchOutput{Successful: c.batchResults[:0]}
+	c.handles = handles
+	out := &c.deleteBatch
+	out.Successful = c.batchResults[:0]
 	errs := acknowledge(q, handles)
 	if err := engine.BatchFailure(errs); err != nil {
 		return nil, err

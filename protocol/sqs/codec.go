@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"github.com/minisqs/minisqs/engine"
@@ -179,11 +180,11 @@ func readBody(w http.ResponseWriter, r *http.Request, buf *buffer) ([]byte, erro
 	if err := announcedTooLarge(r); err != nil {
 		return nil, err
 	}
-	body := http.MaxBytesReader(w, r.Body, MaxRequestBytes)
 	if r.ContentLength < 0 {
-		return io.ReadAll(body)
+		return io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
 	}
-	b, err := readAnnounced(body, int(r.ContentLength), buf.b)
+	// An announced length is within the cap, and no more than it is read.
+	b, err := readAnnounced(r.Body, int(r.ContentLength), buf.b)
 	buf.b = b[:0]
 	return b, err
 }
@@ -402,11 +403,39 @@ func (x *sqsXML) flush() []byte {
 // does; without the length, net/http would send larger answers chunked.
 func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
 	h := w.Header()
-	// As Set sets them, with the values in one allocation.
-	values := []string{contentType, strconv.Itoa(len(body))}
+	// As Set sets them.
+	values := headerValuesOf(contentType, len(body))
 	h["Content-Type"], h["Content-Length"] = values[0:1:1], values[1:2:2]
 	w.WriteHeader(status)
 	w.Write(body)
+}
+
+// headerValues are the values of an answer's Content-Type and
+// Content-Length headers, which answers of one type and length share:
+// net/http only reads them, and each is a slice of one, whose capacity is
+// one, so that adding a value copies it.
+type headerValues struct {
+	contentType string
+	length      int
+	values      [2]string
+}
+
+// recentHeaderValues keeps, by length, the last headerValues made: a
+// client's answers often come in a few lengths over and over, a batch of
+// ten answered as the last was, and finding their values saves two
+// allocations an answer.
+var recentHeaderValues [64]atomic.Pointer[headerValues]
+
+// headerValuesOf returns the Content-Type and Content-Length values of an
+// answer.
+func headerValuesOf(contentType string, length int) *[2]string {
+	slot := &recentHeaderValues[length%len(recentHeaderValues)]
+	if v := slot.Load(); v != nil && v.length == length && v.contentType == contentType {
+		return &v.values
+	}
+	v := &headerValues{contentType: contentType, length: length, values: [2]string{contentType, strconv.Itoa(length)}}
+	slot.Store(v)
+	return &v.values
 }
 
 type xmlErrorResponse struct {
@@ -472,7 +501,9 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	writeJSONResult(w, out)
+	// The input's strings are a copy of the body, which the answer may
+	// overwrite.
+	writeJSONResultIn(w, buf, out)
 }
 
 // writeJSONResult answers out, an action's result (nil for an empty one),
@@ -480,7 +511,13 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 func writeJSONResult(w http.ResponseWriter, out any) {
 	buf := getBuffer()
 	defer buf.release()
-	b, ok := appendJSONResult(buf.b, out)
+	writeJSONResultIn(w, buf, out)
+}
+
+// writeJSONResultIn is writeJSONResult, writing the answer in buf.b, which
+// it takes over: the body's buffer, which the request no longer needs.
+func writeJSONResultIn(w http.ResponseWriter, buf *buffer, out any) {
+	b, ok := appendJSONResult(buf.b[:0], out)
 	switch {
 	case out == nil:
 		b = append(b, "{}"...)

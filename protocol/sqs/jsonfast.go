@@ -341,13 +341,7 @@ func plainRun(s string, i int, html bool) int {
 	// out of them.
 	if html {
 		for ; i+8 <= len(s); i += 8 {
-			w := wordscan.Word(s[i : i+8])
-			a := w &^ wordscan.Highs
-			// " and & differ in one bit, as do < and >: setting it tests
-			// for both at once.
-			m := wordscan.NotBelow(a, ' ') & wordscan.NotByte(a, '\\') &
-				wordscan.NotByte(a|0x04*wordscan.Ones, '&') & wordscan.NotByte(a|0x02*wordscan.Ones, '>')
-			if stop := (^m | w) & wordscan.Highs; stop != 0 {
+			if stop := jsonStops(wordscan.Word(s[i : i+8])); stop != 0 {
 				return i + bits.TrailingZeros64(stop)/8
 			}
 		}

@@ -1,6 +1,8 @@
 package sqs
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"reflect"
 	"regexp"
@@ -199,11 +201,15 @@ func FuzzJSONFastDecoder(f *testing.F) {
 
 // jsonResults builds a result of each shape the fast encoder writes from
 // the given strings and bytes, with lists nil, empty or full as n says.
+// What only the server makes, digests and receipt handles, is made of them
+// in the server's alphabets: hex and URL-safe base64.
 func jsonResults(a, b string, bin []byte, n uint8) []any {
 	list := func(k uint8) int { return int(n>>k&3) - 1 } // -1 for nil
-	send := SendMessageOutput{MD5OfMessageBody: a, MessageId: b}
+	hexA, hexB := hex.EncodeToString([]byte(a)), hex.EncodeToString([]byte(b))
+	handle := base64.RawURLEncoding.EncodeToString([]byte(b))
+	send := SendMessageOutput{MD5OfMessageBody: hexA, MessageId: b}
 	if n&1 != 0 {
-		send.MD5OfMessageAttributes, send.MD5OfMessageSystemAttributes, send.SequenceNumber = b, a, a+b
+		send.MD5OfMessageAttributes, send.MD5OfMessageSystemAttributes, send.SequenceNumber = hexB, hexA, a+b
 	}
 	var batch SendMessageBatchOutput
 	var del DeleteMessageBatchOutput
@@ -216,10 +222,10 @@ func jsonResults(a, b string, bin []byte, n uint8) []any {
 		for i := range k {
 			batch.Successful[i] = SendMessageBatchResultEntry{Id: a, SendMessageOutput: send}
 			del.Successful[i] = BatchResultEntry{Id: b}
-			m := Message{MessageId: a, ReceiptHandle: b, MD5OfBody: a, Body: b + a}
+			m := Message{MessageId: a, ReceiptHandle: handle, MD5OfBody: hexA, Body: b + a}
 			if i > 0 || n&1 != 0 {
 				m.Attributes = attributeMap{a: b, b: a, "SentTimestamp": "1"}
-				m.MD5OfMessageAttributes = b
+				m.MD5OfMessageAttributes = hexB
 				m.MessageAttributes = toEngineAttributes(map[string]MessageAttributeValue{
 					a: {StringValue: b, DataType: "String"}, b: {BinaryValue: bin, DataType: a},
 					"e": {}, "s": {StringValue: a, BinaryValue: bin, DataType: "Binary"},

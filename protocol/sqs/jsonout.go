@@ -9,6 +9,8 @@ import (
 	"encoding/base64"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/minisqs/minisqs/internal/wordscan"
 )
 
 // appendJSONResult appends the JSON of out, a message action's result, and
@@ -45,12 +47,12 @@ func appendJSONResult(b []byte, out any) ([]byte, bool) {
 
 // appendSendOutput appends SendMessageOutput's members, without braces.
 func appendSendOutput(b []byte, o *SendMessageOutput) []byte {
-	b = appendJSONString(append(b, `"MD5OfMessageBody":`...), o.MD5OfMessageBody)
+	b = appendJSONPlain(append(b, `"MD5OfMessageBody":`...), o.MD5OfMessageBody)
 	if o.MD5OfMessageAttributes != "" {
-		b = appendJSONString(append(b, `,"MD5OfMessageAttributes":`...), o.MD5OfMessageAttributes)
+		b = appendJSONPlain(append(b, `,"MD5OfMessageAttributes":`...), o.MD5OfMessageAttributes)
 	}
 	if o.MD5OfMessageSystemAttributes != "" {
-		b = appendJSONString(append(b, `,"MD5OfMessageSystemAttributes":`...), o.MD5OfMessageSystemAttributes)
+		b = appendJSONPlain(append(b, `,"MD5OfMessageSystemAttributes":`...), o.MD5OfMessageSystemAttributes)
 	}
 	b = appendJSONString(append(b, `,"MessageId":`...), o.MessageId)
 	if o.SequenceNumber != "" {
@@ -95,8 +97,8 @@ func appendBatchError(b []byte, e *BatchResultErrorEntry) []byte {
 
 func appendMessage(b []byte, m *Message) []byte {
 	b = appendJSONString(append(b, `{"MessageId":`...), m.MessageId)
-	b = appendJSONString(append(b, `,"ReceiptHandle":`...), m.ReceiptHandle)
-	b = appendJSONString(append(b, `,"MD5OfBody":`...), m.MD5OfBody)
+	b = appendJSONPlain(append(b, `,"ReceiptHandle":`...), m.ReceiptHandle)
+	b = appendJSONPlain(append(b, `,"MD5OfBody":`...), m.MD5OfBody)
 	b = appendJSONString(append(b, `,"Body":`...), m.Body)
 	if len(m.Attributes) > 0 {
 		b = append(b, `,"Attributes":{`...)
@@ -109,7 +111,7 @@ func appendMessage(b []byte, m *Message) []byte {
 		b = append(b, '}')
 	}
 	if m.MD5OfMessageAttributes != "" {
-		b = appendJSONString(append(b, `,"MD5OfMessageAttributes":`...), m.MD5OfMessageAttributes)
+		b = appendJSONPlain(append(b, `,"MD5OfMessageAttributes":`...), m.MD5OfMessageAttributes)
 	}
 	if len(m.MessageAttributes) > 0 {
 		b = append(b, `,"MessageAttributes":{`...)
@@ -152,10 +154,24 @@ func appendList[E any](b []byte, list []E, elem func([]byte, *E) []byte) []byte 
 
 const lowerHex = "0123456789abcdef"
 
+// appendJSONPlain appends s quoted, as json.Marshal quotes a string that
+// needs no escaping. s must be text the server made of characters that are
+// never escaped: MD5 digests in hex and receipt handles in URL-safe base64.
+// Message ids and sequence numbers are not: a state a client loads may
+// give them.
+func appendJSONPlain(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
 // appendJSONString appends s quoted as json.Marshal quotes a string: with
 // <, > and & escaped for HTML, control characters as \b, \f, \n, \r, \t or
 // \u00XX, invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped.
 func appendJSONString(b []byte, s string) []byte {
+	if plainJSON(s) {
+		return appendJSONPlain(b, s)
+	}
 	b = append(b, '"')
 	start := 0
 	for i := 0; ; {
@@ -199,4 +215,50 @@ func appendJSONString(b []byte, s string) []byte {
 		start = i
 	}
 	return append(append(b, s[start:]...), '"')
+}
+
+// plainJSON reports whether json.Marshal quotes s without escaping any of
+// it. Most strings of answers need none, and testing s eight bytes at a
+// time, its last eight again rather than byte by byte, settles that for
+// them in a few steps.
+func plainJSON(s string) bool {
+	if len(s) < 8 {
+		for i := 0; i < len(s); i++ {
+			if !plainJSONByte[s[i]] {
+				return false
+			}
+		}
+		return true
+	}
+	last := jsonStops(wordscan.Word(s[len(s)-8:]))
+	for ; len(s) >= 8; s = s[8:] {
+		if jsonStops(wordscan.Word(s[:8])) != 0 {
+			return false
+		}
+	}
+	return last == 0
+}
+
+// plainJSONByte tells the bytes that plainRun passes, for strings too
+// short for a word.
+var plainJSONByte = func() (plain [256]bool) {
+	for c := range plain {
+		plain[c] = plainRun(string([]byte{byte(c)}), 0, true) == 1
+	}
+	return plain
+}()
+
+// jsonStops has the top bit set of each byte of w, eight bytes of a
+// string, that json.Marshal escapes (a quote, a backslash, a control
+// character, <, > or &) or that is part of a non-ASCII character, which
+// may need it.
+func jsonStops(w uint64) uint64 {
+	// The tests run on w with every top bit clear, so that they are exact
+	// for each byte; a byte whose top bit was set stops the run anyway. "
+	// and & differ in one bit, as do < and >: setting it tests for both at
+	// once.
+	a := w &^ wordscan.Highs
+	m := wordscan.NotBelow(a, ' ') & wordscan.NotByte(a, '\\') &
+		wordscan.NotByte(a|0x04*wordscan.Ones, '&') & wordscan.NotByte(a|0x02*wordscan.Ones, '>')
+	return (^m | w) & wordscan.Highs
 }

@@ -21,26 +21,38 @@ const (
 // check it: sorted by name, each as length-prefixed name, length-prefixed
 // data type, a transport byte and the length-prefixed value, lengths 4-byte
 // big-endian (aws-sdk-java-v2 MessageMD5ChecksumInterceptor); "" for no
-// attributes, which answers leave out. It keeps the last digest with its
-// input, for one request: the messages of a batch often carry the same
-// attributes, and then one digest serves them all. A nil *attributeDigests
-// keeps nothing.
+// attributes, which answers leave out. It keeps the last digest with the
+// attributes it was made of, for one request: the messages of a batch often
+// carry the same attributes, and then one digest serves them all, found by
+// comparing the attributes rather than encoding them again. A nil
+// *attributeDigests keeps nothing.
 type attributeDigests struct {
-	in  []byte // the input of sum, in buf when it fits
-	sum string
-	buf [128]byte
+	last []engine.MessageAttribute // the attributes of sum, as given
+	sum  string
 }
 
+// of returns the digest of attrs, which must not change while d keeps them.
 func (d *attributeDigests) of(attrs []engine.MessageAttribute) string {
 	if len(attrs) == 0 {
 		return ""
 	}
+	if d == nil {
+		return digestAttributes(attrs)
+	}
+	if d.sum == "" || !sameAttributes(attrs, d.last) {
+		d.last, d.sum = attrs, digestAttributes(attrs)
+	}
+	return d.sum
+}
+
+// digestAttributes is the digest of attrs, at least one.
+func digestAttributes(attrs []engine.MessageAttribute) string {
 	byName := func(a, b engine.MessageAttribute) int { return strings.Compare(a.Name, b.Name) }
 	if !slices.IsSortedFunc(attrs, byName) {
 		attrs = slices.SortedFunc(slices.Values(attrs), byName)
 	}
-	// Attributes are small: the whole digest input usually fits on the stack.
-	var stack [1024]byte
+	// Attributes are small: the digest's input usually fits on the stack.
+	var stack [256]byte
 	in := stack[:0]
 	for _, a := range attrs {
 		in = appendValue(in, a.Name)
@@ -51,20 +63,25 @@ func (d *attributeDigests) of(attrs []engine.MessageAttribute) string {
 			in = appendValue(append(in, transportString), a.StringValue)
 		}
 	}
-	if d != nil && d.sum != "" && bytes.Equal(in, d.in) {
-		return d.sum
-	}
 	sum := md5.Sum(in)
 	var digest [2 * md5.Size]byte
 	hex.Encode(digest[:], sum[:])
-	if d == nil {
-		return string(digest[:])
+	return string(digest[:])
+}
+
+// sameAttributes reports whether a and b hold the same attributes in the
+// same order.
+func sameAttributes(a, b []engine.MessageAttribute) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	if d.in == nil {
-		d.in = d.buf[:0]
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Name != y.Name || x.DataType != y.DataType || x.StringValue != y.StringValue || !bytes.Equal(x.BinaryValue, y.BinaryValue) {
+			return false
+		}
 	}
-	d.in, d.sum = append(d.in[:0], in...), string(digest[:])
-	return d.sum
+	return true
 }
 
 // appendValue appends v after its length, 4 bytes big-endian.

@@ -3,6 +3,7 @@ package sqs
 import (
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/protocol/queueurl"
@@ -33,14 +34,16 @@ func (c *call) namespace() engine.Namespace {
 // not exist, as SQS answers even a QueueUrl that is no URL at all (moto's
 // AWS-verified test_get_queue_url_error_not_exists).
 func (c *call) queue(queueURL string) (*engine.Queue, error) {
-	path := c.path
+	var account, name string
+	var ok bool
 	if queueURL != "" {
-		path = urlPath(queueURL)
+		account, name, ok = c.svc.queuePaths.of(queueURL)
+	} else {
+		if strings.Trim(c.path, "/") == "" {
+			return nil, engine.ErrMissing("QueueUrl")
+		}
+		account, name, ok = splitQueuePath(c.path)
 	}
-	if queueURL == "" && strings.Trim(path, "/") == "" {
-		return nil, engine.ErrMissing("QueueUrl")
-	}
-	account, name, ok := splitQueuePath(path)
 	if !ok {
 		if queueURL == "" || strings.Contains(queueURL, "/") {
 			return nil, engine.ErrQueueMissing("")
@@ -51,6 +54,30 @@ func (c *call) queue(queueURL string) (*engine.Queue, error) {
 		account = c.account
 	}
 	return c.svc.engine.QueueIn(c.svc.engine.Namespace(account, c.region), name)
+}
+
+// queuePaths keeps the queue URLs last read, by length: a client names the
+// same few queues request after request.
+type queuePaths [16]atomic.Pointer[queuePath]
+
+// queuePath is a queue URL and the account and name of its path.
+type queuePath struct {
+	url, account, name string
+	ok                 bool
+}
+
+// of returns the account and name of the path of queueURL, as
+// splitQueuePath(urlPath(queueURL)) reads them.
+func (p *queuePaths) of(queueURL string) (account, name string, ok bool) {
+	slot := &p[len(queueURL)%len(p)]
+	if q := slot.Load(); q != nil && q.url == queueURL {
+		return q.account, q.name, q.ok
+	}
+	// A copy, so that the slot holds on to no request's body.
+	u := strings.Clone(queueURL)
+	account, name, ok = splitQueuePath(urlPath(u))
+	slot.Store(&queuePath{u, account, name, ok})
+	return account, name, ok
 }
 
 // urlPath is the path of the URL s as url.Parse reads it, or s itself when

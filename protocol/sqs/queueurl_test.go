@@ -2,6 +2,7 @@ package sqs
 
 import (
 	"net/url"
+	"sync"
 	"testing"
 )
 
@@ -67,4 +68,27 @@ func TestSplitQueuePath(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { splitQueuePath("/123456789012/orders") }); n != 0 {
 		t.Errorf("splitQueuePath allocates %v times", n)
 	}
+}
+
+// queuePaths reads each URL as splitQueuePath(urlPath(u)) does, however
+// URLs of one length, sharing a slot, follow one another, from many
+// goroutines.
+func TestQueuePathsRead(t *testing.T) {
+	var paths queuePaths
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 3 * len(urlPathCases) {
+				u := urlPathCases[(i*7+g)%len(urlPathCases)]
+				account, name, ok := paths.of(u)
+				wantAccount, wantName, wantOK := splitQueuePath(urlPath(u))
+				if account != wantAccount || name != wantName || ok != wantOK {
+					t.Errorf("of(%q) = %q, %q, %v; want %q, %q, %v", u, account, name, ok, wantAccount, wantName, wantOK)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -20,6 +20,8 @@ type Service struct {
 	baseURL string
 	actions map[string]action
 	handler dispatch.Handler // the chain around run
+	// queuePaths reads the queue URLs of requests.
+	queuePaths queuePaths
 }
 
 // Options configure a Service.
@@ -54,15 +56,24 @@ type call struct {
 	trace string
 	// digests digests the message attributes of the request's messages.
 	digests attributeDigests
+	// attributes is where a batch's messages take their attributes from,
+	// made for each batch: the engine may keep them.
+	attributes []engine.MessageAttribute
 
 	// req is the request on its way through the dispatch chain.
 	req dispatch.Request
+	// The answers of the batch actions and of receives.
+	sendBatch   SendMessageBatchOutput
+	receive     ReceiveMessageOutput
+	deleteBatch DeleteMessageBatchOutput
 	// Lists the answers are built in, whose memory the call keeps for the
-	// next request it serves (see release).
+	// next request it serves (see release), and the messages a batch sends.
 	sendResults  []SendMessageBatchResultEntry
 	sendEntries  []sentEntry
+	newMessages  []engine.NewMessage
 	messages     []Message
 	batchResults []BatchResultEntry
+	handles      []string // of a DeleteMessageBatch
 }
 
 // sentEntry is a message of a batch sent: its entry's id, and the digest of
@@ -89,11 +100,13 @@ func (c *call) release() {
 func (c *call) reset() {
 	clear(c.sendResults)
 	clear(c.sendEntries)
+	clear(c.newMessages)
 	clear(c.messages)
 	clear(c.batchResults)
+	clear(c.handles)
 	*c = call{
-		sendResults: c.sendResults[:0], sendEntries: c.sendEntries[:0],
-		messages: c.messages[:0], batchResults: c.batchResults[:0],
+		sendResults: c.sendResults[:0], sendEntries: c.sendEntries[:0], newMessages: c.newMessages[:0],
+		messages: c.messages[:0], batchResults: c.batchResults[:0], handles: c.handles[:0],
 	}
 }
 
@@ -154,17 +167,23 @@ func checkBatch[E any](entryType string, max int, entries []E, idOf func(*E) str
 		return engine.ErrBatchTooMany(len(entries), max)
 	}
 	// At most max ids, a handful: comparing each with those before it
-	// finds a repeat without a set.
+	// finds a repeat without a set. Ids tend to differ in their last
+	// character (0 to 9, or a counter after a prefix), so comparing that
+	// first spares most full comparisons.
+	var ids [16]string
+	seen := ids[:0]
 	for i := range entries {
 		id := idOf(&entries[i])
 		if !batchEntryID.MatchString(id) {
 			return engine.ErrBatchEntryID(id)
 		}
-		for j := range i {
-			if id == idOf(&entries[j]) {
+		last := id[len(id)-1]
+		for _, other := range seen {
+			if other[len(other)-1] == last && other == id {
 				return engine.ErrBatchEntryRepeated(id)
 			}
 		}
+		seen = append(seen, id)
 	}
 	return nil
 }

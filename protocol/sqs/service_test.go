@@ -116,7 +116,14 @@ func TestResetCallKeepsNoAnswer(t *testing.T) {
 			body := "body " + strconv.Itoa(i)
 			in.Entries = append(in.Entries, SendMessageBatchEntry{Id: "e" + strconv.Itoa(i), MessageBody: &body})
 		}
+		if n == 3 {
+			// An entry that fails takes no message.
+			in.Entries = append(in.Entries[:1], append([]SendMessageBatchEntry{{Id: "nobody"}}, in.Entries[1:]...)...)
+		}
 		serve("SendMessageBatch", in)
+		if got := len(c.sendBatch.Successful); got != n {
+			t.Fatalf("batch of %d: %d sent", n, got)
+		}
 		c.reset()
 		ten := 10
 		serve("ReceiveMessage", &ReceiveMessageInput{QueueUrl: fzStd, MaxNumberOfMessages: &ten})
@@ -134,10 +141,14 @@ func TestResetCallKeepsNoAnswer(t *testing.T) {
 		for name, held := range map[string]bool{
 			"sendResults": slices.ContainsFunc(c.sendResults[:cap(c.sendResults)], func(e SendMessageBatchResultEntry) bool { return e != SendMessageBatchResultEntry{} }),
 			"sendEntries": slices.ContainsFunc(c.sendEntries[:cap(c.sendEntries)], func(e sentEntry) bool { return e != sentEntry{} }),
+			"newMessages": slices.ContainsFunc(c.newMessages[:cap(c.newMessages)], func(m engine.NewMessage) bool {
+				return m.Body != "" || m.Attributes != nil || m.SystemAttributes != nil || m.DelaySeconds != nil
+			}),
 			"messages": slices.ContainsFunc(c.messages[:cap(c.messages)], func(m Message) bool {
 				return m.MessageId != "" || m.Body != "" || m.Attributes != nil || m.MessageAttributes != nil
 			}),
 			"batchResults": slices.ContainsFunc(c.batchResults[:cap(c.batchResults)], func(e BatchResultEntry) bool { return e != BatchResultEntry{} }),
+			"handles":      slices.ContainsFunc(c.handles[:cap(c.handles)], func(h string) bool { return h != "" }),
 		} {
 			if held {
 				t.Errorf("after a batch of %d, the reset call's %s still holds an answer", n, name)
