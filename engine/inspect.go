@@ -56,7 +56,7 @@ func (q *Queue) Inspect(opts InspectOptions) ([]MessageState, error) {
 	}
 	out := make([]MessageState, 0, len(picked))
 	for _, m := range picked {
-		rec, err := decodeMessage(m.rec)
+		rec, err := decodeMessage(m)
 		if err != nil {
 			continue
 		}
@@ -152,7 +152,7 @@ func (q *Queue) DeleteMessage(id string) error {
 	// The store first: a delete it did not record is not done.
 	top := q.seqToSave(m.seq)
 	err := q.e.store.update(func(tx recordTx) error {
-		if err := q.e.store.deleteMessageTx(tx, q.keyspace, m.seq); err != nil {
+		if err := q.e.store.deleteMessageTx(tx, q.keyspace, m); err != nil {
 			return err
 		}
 		return q.putSeqTx(tx, top)
@@ -180,7 +180,7 @@ func (q *Queue) findMessageLocked(id string) *message {
 // writes it, without decoding the rest.
 func recordID(s string) string {
 	r := recordReader{s: s}
-	if r.uint() != recordVersion {
+	if v := r.uint(); v != recordVersion && v != recordVersionSeparate {
 		return ""
 	}
 	id := r.string()

@@ -226,7 +226,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	var room [maxBatchEntriesAnyProfile * receiptHandleTextLen]byte
 	handles := room[:0]
 	for i, m := range picked {
-		rec, err := decodeMessageIn(m.rec, &attrs, len(picked)-i)
+		rec, err := decodeMessageIn(m, &attrs, len(picked)-i)
 		if err != nil {
 			q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
 			missing = append(missing, m)
@@ -239,17 +239,26 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 			FirstReceivedAt: time.Unix(0, m.firstReceiveAt),
 		})
 	}
+	q.rewrites = q.rewrites[:0]
 	err := q.e.store.update(func(tx recordTx) error {
 		for _, m := range picked {
-			if slices.Contains(missing, m) {
-				continue
+			rec := m.rec
+			if !slices.Contains(missing, m) {
+				var err error
+				if rec, err = q.e.store.putStateTx(tx, q.keyspace, m, &q.scratch); err != nil {
+					return err
+				}
 			}
-			if err := q.e.store.putStateTx(tx, q.keyspace, m, &q.scratch); err != nil {
-				return err
-			}
+			q.rewrites = append(q.rewrites, rec)
 		}
 		return nil
 	})
+	if err == nil {
+		for i, m := range picked {
+			q.setRecordLocked(m, q.rewrites[i])
+		}
+	}
+	clear(q.rewrites)
 	for _, m := range missing {
 		q.removeLocked(m)
 	}

@@ -10,8 +10,6 @@ import (
 // bodies go in as they are, with no escaping, and encoding stays off the
 // profile of the send and receive paths.
 
-const recordVersion = 1
-
 var errCorruptRecord = errors.New("corrupt record")
 
 // recordWriter appends to a caller's buffer, so that encoding allocates
@@ -103,7 +101,23 @@ func readAttributes(r *recordReader, room *[]MessageAttribute, batch int) []Mess
 	return attrs
 }
 
-// appendMessage renders the immutable part of a message.
+// Record versions. A version 1 record, of a store of format 1 or 2, is
+// the message alone, its sent time included; its state is in a state
+// record of its own or, while it is the state the message was sent in, at
+// the record's end (see decodeIndex). A version 2 record, of format 3, is
+// the message without its sent time, then its state section and, in a
+// last byte, that section's length: in a file store the message's current
+// state, which a receive or a visibility change writes by rewriting the
+// record, so that a message has one record, written once more for each
+// change and deleted once; in memory, which has no restart to survive,
+// nothing. The sent time is the index entry's.
+const (
+	recordVersionSeparate = 1
+	recordVersion         = 2
+)
+
+// appendMessage renders the immutable part of a message: a record's
+// beginning, which appendRecordState ends.
 func appendMessage(dst []byte, m *Message) []byte {
 	w := recordWriter{b: dst}
 	w.uint(recordVersion)
@@ -116,67 +130,104 @@ func appendMessage(dst []byte, m *Message) []byte {
 	w.string(m.GroupID)
 	w.string(m.DeduplicationID)
 	w.string(m.SequenceNumber)
-	w.int(m.SentAt.UnixNano())
 	w.string(m.DeadLetterSourceArn)
 	return w.b
 }
 
-// A message's state has a record of its own only once it is not the state
-// the message was sent in: a message sent to a store file that has never
-// been received needs one record, not two, and the file and its loading
-// are the smaller for it. Its message record then ends with what its
-// state record would hold: the delay it was sent with (0 for none) and
-// when it expires, both from SentAt. Records without that ending, those
-// of a store in memory or written before it, have a state record beside
-// them instead.
-
-// sentState reports whether m is in the state a message is sent in, which
-// appendSentState can write at the end of rec's record.
-func sentState(m *message, rec *Message) bool {
-	sent := m.state == stateReady && m.visibleAt == 0 || m.state == stateDelayed && m.visibleAt > m.sentAt
-	return sent && m.receiveCount == 0 && m.receivedAt == 0 && m.firstReceiveAt == 0 &&
-		m.token == [tokenLen]byte{} && m.sentAt == rec.SentAt.UnixNano()
-}
-
-// appendSentState ends a message record with m's state, which sentState
-// accepts.
-func appendSentState(dst []byte, m *message) []byte {
-	w := recordWriter{b: dst}
-	var delay int64
-	if m.state == stateDelayed {
-		delay = m.visibleAt - m.sentAt
+// appendRecordState ends a version 2 record with m's state section, empty
+// unless durable, and the section's length. The section is fixed fields,
+// which cost next to nothing to write and read: the state and three
+// instants, then, once the message has been received, the receive's
+// instants, the count and the delivery's token.
+func appendRecordState(dst []byte, m *message, durable bool) []byte {
+	start := len(dst)
+	if durable {
+		dst = append(dst, m.state)
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(m.sentAt))
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(m.visibleAt))
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(m.expireAt))
+		if m.receiveCount != 0 || m.receivedAt != 0 || m.firstReceiveAt != 0 || m.token != [tokenLen]byte{} {
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(m.receivedAt))
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(m.firstReceiveAt))
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(m.receiveCount))
+			dst = append(dst, m.token[:]...)
+		}
 	}
-	w.int(delay)
-	w.int(m.expireAt - m.sentAt)
-	return w.b
+	return append(dst, byte(len(dst)-start))
 }
 
-func decodeMessage(s string) (Message, error) {
+// The lengths of a state section: of a message never received, and of one
+// received.
+const (
+	sentStateLen     = 1 + 3*8
+	receivedStateLen = sentStateLen + 2*8 + 4 + tokenLen
+)
+
+// decodeRecordState reads the state section s, which appendRecordState
+// wrote, into m.
+func decodeRecordState(s string, m *message) error {
+	if len(s) != sentStateLen && len(s) != receivedStateLen || s[0] > stateInFlight {
+		return errCorruptRecord
+	}
+	m.state = s[0]
+	m.sentAt, m.visibleAt, m.expireAt = int64(le64(s[1:])), int64(le64(s[9:])), int64(le64(s[17:]))
+	if len(s) == receivedStateLen {
+		m.receivedAt, m.firstReceiveAt = int64(le64(s[25:])), int64(le64(s[33:]))
+		m.receiveCount = int32(uint32(s[41]) | uint32(s[42])<<8 | uint32(s[43])<<16 | uint32(s[44])<<24)
+		copy(m.token[:], s[45:])
+	}
+	return nil
+}
+
+// le64 reads a little-endian uint64 from the start of s, in one load.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// messageEnd is where a version 2 record's message ends and its state
+// section begins.
+func messageEnd(s string) (int, bool) {
+	if len(s) < 2 || s[0] != recordVersion {
+		return 0, false
+	}
+	end := len(s) - 1 - int(s[len(s)-1])
+	return end, end > 0
+}
+
+// decodeMessage reads m's record.
+func decodeMessage(m *message) (Message, error) {
 	var room []MessageAttribute
-	return decodeMessageIn(s, &room, 1)
+	return decodeMessageIn(m, &room, 1)
 }
 
 // decodeMessageIn is decodeMessage with the attributes in room, as
 // readAttributes takes them, so that the messages of one receive share
 // one allocation for them.
-func decodeMessageIn(s string, room *[]MessageAttribute, batch int) (Message, error) {
-	r := recordReader{s: s}
-	var m Message
-	if r.uint() != recordVersion {
-		return m, errCorruptRecord
+func decodeMessageIn(m *message, room *[]MessageAttribute, batch int) (Message, error) {
+	r := recordReader{s: m.rec}
+	var rec Message
+	version := r.uint()
+	if version != recordVersion && version != recordVersionSeparate {
+		return rec, errCorruptRecord
 	}
-	m.ID = r.string()
-	m.Body = r.string()
-	m.MD5OfBody = r.string()
-	m.Attributes = readAttributes(&r, room, batch)
-	m.SystemAttributes = readAttributes(&r, room, batch)
-	m.SenderID = r.string()
-	m.GroupID = r.string()
-	m.DeduplicationID = r.string()
-	m.SequenceNumber = r.string()
-	m.SentAt = time.Unix(0, r.int())
-	m.DeadLetterSourceArn = r.string()
-	return m, r.err
+	rec.ID = r.string()
+	rec.Body = r.string()
+	rec.MD5OfBody = r.string()
+	rec.Attributes = readAttributes(&r, room, batch)
+	rec.SystemAttributes = readAttributes(&r, room, batch)
+	rec.SenderID = r.string()
+	rec.GroupID = r.string()
+	rec.DeduplicationID = r.string()
+	rec.SequenceNumber = r.string()
+	sentAt := m.sentAt
+	if version == recordVersionSeparate {
+		sentAt = r.int()
+	}
+	rec.SentAt = time.Unix(0, sentAt)
+	rec.DeadLetterSourceArn = r.string()
+	return rec, r.err
 }
 
 func skipAttributes(r *recordReader) {
@@ -191,12 +242,16 @@ func skipAttributes(r *recordReader) {
 }
 
 // decodeIndex reads what loading a message needs of its record, without
-// copying any of it: its group id and, when the record ends with its sent
-// state, that state into m. sent reports whether it did.
-func decodeIndex(s string, m *message) (group string, sent bool, err error) {
+// copying any of it: its group id and, when the record holds a state of
+// the message, that state into m; has reports whether it did. A version 2
+// record of a file store holds the current state, and current reports so;
+// a version 1 record may end with the state the message was sent in, which
+// its state record, if it has one, replaces.
+func decodeIndex(s string, m *message) (group string, has, current bool, err error) {
 	r := recordReader{s: s}
-	if r.uint() != recordVersion {
-		return "", false, errCorruptRecord
+	version := r.uint()
+	if version != recordVersion && version != recordVersionSeparate {
+		return "", false, false, errCorruptRecord
 	}
 	r.string() // ID
 	r.string() // Body
@@ -207,13 +262,26 @@ func decodeIndex(s string, m *message) (group string, sent bool, err error) {
 	group = r.string()
 	r.string() // DeduplicationID
 	r.string() // SequenceNumber
+	if version == recordVersion {
+		r.string() // DeadLetterSourceArn
+		if r.err != nil || r.s == "" || int(r.s[len(r.s)-1]) != len(r.s)-1 {
+			return "", false, false, errCorruptRecord
+		}
+		if len(r.s) == 1 {
+			return group, false, false, nil // written in memory
+		}
+		if err := decodeRecordState(r.s[:len(r.s)-1], m); err != nil {
+			return "", false, false, err
+		}
+		return group, true, true, nil
+	}
 	sentAt := r.int()
 	r.string() // DeadLetterSourceArn
 	if r.err != nil {
-		return "", false, r.err
+		return "", false, false, r.err
 	}
 	if r.s == "" {
-		return group, false, nil
+		return group, false, false, nil
 	}
 	m.sentAt = sentAt
 	if delay := r.int(); delay > 0 {
@@ -225,28 +293,13 @@ func decodeIndex(s string, m *message) (group string, sent bool, err error) {
 	if r.err == nil && r.s != "" {
 		r.err = errCorruptRecord
 	}
-	return group, r.err == nil, r.err
+	return group, r.err == nil, false, r.err
 }
 
-// appendState renders the mutable part of a message: what a receive, a
-// visibility change or a lease's end changes.
-func appendState(dst []byte, m *message) []byte {
-	w := recordWriter{b: dst}
-	w.uint(recordVersion)
-	w.uint(uint64(m.state))
-	w.int(m.sentAt)
-	w.int(m.visibleAt)
-	w.int(m.expireAt)
-	w.int(m.receivedAt)
-	w.int(m.firstReceiveAt)
-	w.uint(uint64(m.receiveCount))
-	w.bytes(m.token[:])
-	return w.b
-}
-
+// decodeState reads a state record, which stores of formats 1 and 2 have.
 func decodeState(s string, m *message) error {
 	r := recordReader{s: s}
-	if r.uint() != recordVersion {
+	if r.uint() != recordVersionSeparate {
 		return errCorruptRecord
 	}
 	m.state = uint8(r.uint())
