@@ -169,23 +169,9 @@ func (q *Queue) DeleteMessage(id string) error {
 // the given id.
 func (q *Queue) findMessageLocked(id string) *message {
 	for _, m := range q.msgs.ordered() {
-		if recordID(m.rec) == id {
+		if recordHasID(m.rec, id) {
 			return m
 		}
 	}
 	return nil
-}
-
-// recordID reads the id of a stored message record, as appendMessage
-// writes it, without decoding the rest.
-func recordID(s string) string {
-	r := recordReader{s: s}
-	if v := r.uint(); v != recordVersion && v != recordVersionSeparate {
-		return ""
-	}
-	id := r.string()
-	if r.err != nil {
-		return ""
-	}
-	return id
 }

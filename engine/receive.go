@@ -218,21 +218,27 @@ func (q *Queue) recordAttemptLocked(id string, picked []*message, now int64) {
 
 // loadDeliveries reads the messages' records and records the new leases in
 // one store transaction. The deliveries' attributes share one allocation,
-// and so do their receipt handles.
+// and so does their text: the receipt handles, then the ids, MD5s and
+// senders the records hold raw.
 func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	out := make([]Delivery, 0, len(picked))
 	var missing []*message
 	var attrs []MessageAttribute
-	var room [maxBatchEntriesAnyProfile * receiptHandleTextLen]byte
-	handles := room[:0]
+	var room [maxBatchEntriesAnyProfile * (receiptHandleTextLen + recordTextLen)]byte
+	var raws [maxBatchEntriesAnyProfile]rawText
+	texts := raws[:0]
+	text := room[:len(picked)*receiptHandleTextLen] // the handles, by out's index
 	for i, m := range picked {
-		rec, err := decodeMessageIn(m, &attrs, len(picked)-i)
+		rec, raw, err := decodeMessageIn(m, &attrs, len(picked)-i)
 		if err != nil {
 			q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
 			missing = append(missing, m)
 			continue
 		}
-		handles = appendReceiptHandle(handles, q.uuid, m.seq, m.token)
+		at := len(out) * receiptHandleTextLen
+		appendReceiptHandle(text[at:at], q.uuid, m.seq, m.token) // in place
+		text = raw.appendTo(text)
+		texts = append(texts, raw)
 		out = append(out, Delivery{
 			Message:         rec,
 			ReceiveCount:    int(m.receiveCount),
@@ -265,9 +271,10 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := string(handles)
+	whole := string(text)
 	for i := range out {
-		out[i].ReceiptHandle = text[i*receiptHandleTextLen : (i+1)*receiptHandleTextLen]
+		out[i].ReceiptHandle = whole[i*receiptHandleTextLen : (i+1)*receiptHandleTextLen]
+		texts[i].fill(&out[i].Message, whole)
 	}
 	return out, nil
 }

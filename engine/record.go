@@ -63,19 +63,54 @@ func (r *recordReader) string() string {
 	return v
 }
 
+// attributeTypes are the data types a version 2 record writes as a code,
+// their index; any other type is written as its length past them, then
+// its text.
+var attributeTypes = [...]string{"String", "Number", "Binary"}
+
 func writeAttributes(w *recordWriter, attrs []MessageAttribute) {
 	w.uint(uint64(len(attrs)))
 	for _, a := range attrs {
 		w.string(a.Name)
-		w.string(a.DataType)
+		switch a.DataType {
+		case attributeTypes[0]:
+			w.uint(0)
+		case attributeTypes[1]:
+			w.uint(1)
+		case attributeTypes[2]:
+			w.uint(2)
+		default:
+			w.uint(uint64(len(attributeTypes) + len(a.DataType)))
+			w.b = append(w.b, a.DataType...)
+		}
 		w.string(a.StringValue)
 		w.bytes(a.BinaryValue)
 	}
 }
 
+// dataType reads what writeAttributes wrote of an attribute's type, or,
+// in a version 1 record, its text.
+func (r *recordReader) dataType(version uint64) string {
+	if version == recordVersionSeparate {
+		return r.string()
+	}
+	n := r.uint()
+	if n < uint64(len(attributeTypes)) {
+		return attributeTypes[n]
+	}
+	n -= uint64(len(attributeTypes))
+	if r.err != nil || n > uint64(len(r.s)) {
+		r.err = errCorruptRecord
+		return ""
+	}
+	v := r.s[:n]
+	r.s = r.s[n:]
+	return v
+}
+
 // readAttributes reads attributes into the spare room of *room, which it
 // replaces, when short, by room for those of batch records like this one.
-func readAttributes(r *recordReader, room *[]MessageAttribute, batch int) []MessageAttribute {
+func readAttributes(r *recordReader, version uint64, room *[]MessageAttribute, batch int) []MessageAttribute {
 	n := r.uint()
 	if r.err != nil || n > uint64(len(r.s)) {
 		r.err = errCorruptRecord
@@ -92,7 +127,7 @@ func readAttributes(r *recordReader, room *[]MessageAttribute, batch int) []Mess
 	attrs := (*room)[start:len(*room):len(*room)]
 	for i := range attrs {
 		attrs[i].Name = r.string()
-		attrs[i].DataType = r.string()
+		attrs[i].DataType = r.dataType(version)
 		attrs[i].StringValue = r.string()
 		if b := r.string(); len(b) > 0 {
 			attrs[i].BinaryValue = []byte(b)
@@ -105,33 +140,161 @@ func readAttributes(r *recordReader, room *[]MessageAttribute, batch int) []Mess
 // the message alone, its sent time included; its state is in a state
 // record of its own or, while it is the state the message was sent in, at
 // the record's end (see decodeIndex). A version 2 record, of format 3, is
-// the message without its sent time, then its state section and, in a
-// last byte, that section's length: in a file store the message's current
-// state, which a receive or a visibility change writes by rewriting the
-// record, so that a message has one record, written once more for each
-// change and deleted once; in memory, which has no restart to survive,
-// nothing. The sent time is the index entry's.
+// the message in a compact form without its sent time, which the index
+// entry holds, then its state section and, in a last byte, that section's
+// length: in a file store the message's current state, which a receive or
+// a visibility change writes by rewriting the record, so that a message
+// has one record, written once more for each change and deleted once; in
+// memory, which has no restart to survive, nothing.
 const (
 	recordVersionSeparate = 1
 	recordVersion         = 2
 )
 
-// appendMessage renders the immutable part of a message: a record's
-// beginning, which appendRecordState ends.
+// A version 2 record's second byte says which fields it holds in a raw
+// form, rendered as text when read, and which of those that are most
+// often empty it holds at all. A message id of uuidLen lowercase hex
+// digits and dashes and a body MD5 of 32 lowercase hex digits take 16
+// bytes each; a sender of 12 decimal digits, an account, takes its value.
+// A 200-byte body's record then fits Go's 256-byte size class.
+const (
+	rawID = 1 << iota
+	rawMD5
+	numericSender
+	hasSystemAttributes
+	hasGroup
+	hasDeduplication
+	hasSequenceNumber
+	hasSource
+)
+
+// Lengths of the fields a version 2 record may hold raw, as text.
+const (
+	md5TextLen    = 32
+	senderTextLen = 12
+	// recordTextLen bounds the text of one record's raw fields.
+	recordTextLen = uuidLen + md5TextLen + senderTextLen
+)
+
+// appendMessage renders a message as the beginning of a version 2 record,
+// which appendRecordState ends.
 func appendMessage(dst []byte, m *Message) []byte {
-	w := recordWriter{b: dst}
-	w.uint(recordVersion)
-	w.string(m.ID)
+	w := recordWriter{b: append(dst, recordVersion, 0)}
+	at := len(w.b) - 1 // where the flags go
+	var flags byte
+	var raw [16]byte
+	if parseUUID(raw[:], m.ID) {
+		flags |= rawID
+		w.b = append(w.b, raw[:]...)
+	} else {
+		w.string(m.ID)
+	}
+	if len(m.MD5OfBody) == md5TextLen && parseHex(raw[:], m.MD5OfBody) {
+		flags |= rawMD5
+		w.b = append(w.b, raw[:]...)
+	} else {
+		w.string(m.MD5OfBody)
+	}
 	w.string(m.Body)
-	w.string(m.MD5OfBody)
 	writeAttributes(&w, m.Attributes)
-	writeAttributes(&w, m.SystemAttributes)
-	w.string(m.SenderID)
-	w.string(m.GroupID)
-	w.string(m.DeduplicationID)
-	w.string(m.SequenceNumber)
-	w.string(m.DeadLetterSourceArn)
+	if len(m.SystemAttributes) > 0 {
+		flags |= hasSystemAttributes
+		writeAttributes(&w, m.SystemAttributes)
+	}
+	if n, ok := parseDigits(m.SenderID); ok {
+		flags |= numericSender
+		w.uint(n)
+	} else {
+		w.string(m.SenderID)
+	}
+	for _, f := range [...]struct {
+		flag byte
+		v    string
+	}{{hasGroup, m.GroupID}, {hasDeduplication, m.DeduplicationID}, {hasSequenceNumber, m.SequenceNumber}, {hasSource, m.DeadLetterSourceArn}} {
+		if f.v != "" {
+			flags |= f.flag
+			w.string(f.v)
+		}
+	}
+	w.b[at] = flags
 	return w.b
+}
+
+// parseHex decodes s, lowercase hex digits, into dst, which must be half
+// its length, and reports whether s was such digits.
+func parseHex(dst []byte, s string) bool {
+	for i := range dst {
+		hi, lo := unhex(s[2*i]), unhex(s[2*i+1])
+		if hi > 0xf || lo > 0xf {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
+}
+
+// unhex is a lowercase hex digit's value, or 0xff.
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	}
+	return 0xff
+}
+
+// parseUUID decodes s into dst's 16 bytes when it is a UUID in the form
+// putID writes: 8-4-4-4-12 lowercase hex digits.
+func parseUUID(dst []byte, s string) bool {
+	if len(s) != uuidLen || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return false
+	}
+	return parseHex(dst[0:4], s[0:8]) && parseHex(dst[4:6], s[9:13]) && parseHex(dst[6:8], s[14:18]) &&
+		parseHex(dst[8:10], s[19:23]) && parseHex(dst[10:16], s[24:36])
+}
+
+// parseDigits reads s when it is senderTextLen decimal digits.
+func parseDigits(s string) (uint64, bool) {
+	if len(s) != senderTextLen {
+		return 0, false
+	}
+	var n uint64
+	for i := range len(s) {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
+}
+
+// appendHex renders b as lowercase hex digits.
+func appendHex(dst []byte, b string) []byte {
+	for i := range len(b) {
+		dst = append(dst, hexDigits[b[i]>>4], hexDigits[b[i]&0xf])
+	}
+	return dst
+}
+
+// appendUUID renders a raw UUID as putID writes it.
+func appendUUID(dst []byte, b string) []byte {
+	dst = appendHex(dst, b[0:4])
+	for _, part := range [...]string{b[4:6], b[6:8], b[8:10], b[10:16]} {
+		dst = appendHex(append(dst, '-'), part)
+	}
+	return dst
+}
+
+// appendDigits renders n as senderTextLen decimal digits.
+func appendDigits(dst []byte, n uint64) []byte {
+	var b [senderTextLen]byte
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(dst, b[:]...)
 }
 
 // appendRecordState ends a version 2 record with m's state section, empty
@@ -196,49 +359,168 @@ func messageEnd(s string) (int, bool) {
 	return end, end > 0
 }
 
+// rawText is what a version 2 record holds of a message in a raw form,
+// which a delivery renders as text: the raw id and MD5, "" when the
+// record holds them as text, and the sender's number.
+type rawText struct {
+	id, md5       string
+	sender        uint64
+	numericSender bool
+	spans         [3][2]int // where appendTo put each field's text
+}
+
+// appendTo renders the fields to text, noting where.
+func (t *rawText) appendTo(text []byte) []byte {
+	if t.id != "" {
+		t.spans[0][0] = len(text)
+		text = appendUUID(text, t.id)
+		t.spans[0][1] = len(text)
+	}
+	if t.md5 != "" {
+		t.spans[1][0] = len(text)
+		text = appendHex(text, t.md5)
+		t.spans[1][1] = len(text)
+	}
+	if t.numericSender {
+		t.spans[2][0] = len(text)
+		text = appendDigits(text, t.sender)
+		t.spans[2][1] = len(text)
+	}
+	return text
+}
+
+// fill gives rec the fields' text, from whole, the text appendTo appended
+// to.
+func (t *rawText) fill(rec *Message, whole string) {
+	for i, f := range [...]*string{&rec.ID, &rec.MD5OfBody, &rec.SenderID} {
+		if sp := t.spans[i]; sp[1] > 0 {
+			*f = whole[sp[0]:sp[1]]
+		}
+	}
+}
+
 // decodeMessage reads m's record.
 func decodeMessage(m *message) (Message, error) {
 	var room []MessageAttribute
-	return decodeMessageIn(m, &room, 1)
+	rec, raw, err := decodeMessageIn(m, &room, 1)
+	raw.fill(&rec, string(raw.appendTo(nil)))
+	return rec, err
 }
 
 // decodeMessageIn is decodeMessage with the attributes in room, as
 // readAttributes takes them, so that the messages of one receive share
-// one allocation for them.
-func decodeMessageIn(m *message, room *[]MessageAttribute, batch int) (Message, error) {
+// one allocation for them; the fields the record holds raw are left to
+// the caller to render, so that a receive renders them all to one text.
+func decodeMessageIn(m *message, room *[]MessageAttribute, batch int) (Message, rawText, error) {
 	r := recordReader{s: m.rec}
 	var rec Message
+	var raw rawText
 	version := r.uint()
-	if version != recordVersion && version != recordVersionSeparate {
-		return rec, errCorruptRecord
+	if version == recordVersionSeparate {
+		return decodeMessageV1(&r, room, batch), raw, r.err
 	}
+	if version != recordVersion || r.s == "" {
+		return rec, raw, errCorruptRecord
+	}
+	flags := r.s[0]
+	r.s = r.s[1:]
+	if flags&rawID != 0 {
+		raw.id = r.raw(16)
+	} else {
+		rec.ID = r.string()
+	}
+	if flags&rawMD5 != 0 {
+		raw.md5 = r.raw(16)
+	} else {
+		rec.MD5OfBody = r.string()
+	}
+	rec.Body = r.string()
+	rec.Attributes = readAttributes(&r, version, room, batch)
+	if flags&hasSystemAttributes != 0 {
+		rec.SystemAttributes = readAttributes(&r, version, room, batch)
+	}
+	if flags&numericSender != 0 {
+		raw.sender, raw.numericSender = r.uint(), r.err == nil
+	} else {
+		rec.SenderID = r.string()
+	}
+	rec.GroupID = r.optional(flags, hasGroup)
+	rec.DeduplicationID = r.optional(flags, hasDeduplication)
+	rec.SequenceNumber = r.optional(flags, hasSequenceNumber)
+	rec.DeadLetterSourceArn = r.optional(flags, hasSource)
+	rec.SentAt = time.Unix(0, m.sentAt)
+	return rec, raw, r.err
+}
+
+// decodeMessageV1 reads the rest of a version 1 record.
+func decodeMessageV1(r *recordReader, room *[]MessageAttribute, batch int) Message {
+	var rec Message
 	rec.ID = r.string()
 	rec.Body = r.string()
 	rec.MD5OfBody = r.string()
-	rec.Attributes = readAttributes(&r, room, batch)
-	rec.SystemAttributes = readAttributes(&r, room, batch)
+	rec.Attributes = readAttributes(r, recordVersionSeparate, room, batch)
+	rec.SystemAttributes = readAttributes(r, recordVersionSeparate, room, batch)
 	rec.SenderID = r.string()
 	rec.GroupID = r.string()
 	rec.DeduplicationID = r.string()
 	rec.SequenceNumber = r.string()
-	sentAt := m.sentAt
-	if version == recordVersionSeparate {
-		sentAt = r.int()
-	}
-	rec.SentAt = time.Unix(0, sentAt)
+	rec.SentAt = time.Unix(0, r.int())
 	rec.DeadLetterSourceArn = r.string()
-	return rec, r.err
+	return rec
 }
 
-func skipAttributes(r *recordReader) {
+// raw reads n bytes.
+func (r *recordReader) raw(n int) string {
+	if len(r.s) < n {
+		r.err = errCorruptRecord
+		return ""
+	}
+	v := r.s[:n]
+	r.s = r.s[n:]
+	return v
+}
+
+// optional reads a string a version 2 record holds when flags has flag.
+func (r *recordReader) optional(flags, flag byte) string {
+	if flags&flag == 0 {
+		return ""
+	}
+	return r.string()
+}
+
+func skipAttributes(r *recordReader, version uint64) {
 	n := r.uint()
 	if r.err != nil || n > uint64(len(r.s)) {
 		r.err = errCorruptRecord
 		return
 	}
-	for range 4 * n {
+	for range n {
+		r.string()
+		r.dataType(version)
+		r.string()
 		r.string()
 	}
+}
+
+// recordHasID reports whether the record s is of the message id.
+func recordHasID(s, id string) bool {
+	r := recordReader{s: s}
+	switch r.uint() {
+	case recordVersionSeparate:
+		return r.string() == id
+	case recordVersion:
+		if r.s == "" {
+			return false
+		}
+		flags := r.s[0]
+		r.s = r.s[1:]
+		if flags&rawID == 0 {
+			return r.string() == id
+		}
+		var raw [16]byte
+		return parseUUID(raw[:], id) && r.raw(16) == string(raw[:])
+	}
+	return false
 }
 
 // decodeIndex reads what loading a message needs of its record, without
@@ -250,31 +532,58 @@ func skipAttributes(r *recordReader) {
 func decodeIndex(s string, m *message) (group string, has, current bool, err error) {
 	r := recordReader{s: s}
 	version := r.uint()
-	if version != recordVersion && version != recordVersionSeparate {
+	if version == recordVersionSeparate {
+		return decodeIndexV1(&r, m)
+	}
+	if version != recordVersion || r.s == "" {
 		return "", false, false, errCorruptRecord
 	}
+	flags := r.s[0]
+	r.s = r.s[1:]
+	for _, raw := range [...]byte{rawID, rawMD5} {
+		if flags&raw != 0 {
+			r.raw(16)
+		} else {
+			r.string()
+		}
+	}
+	r.string() // Body
+	skipAttributes(&r, version)
+	if flags&hasSystemAttributes != 0 {
+		skipAttributes(&r, version)
+	}
+	if flags&numericSender != 0 {
+		r.uint()
+	} else {
+		r.string()
+	}
+	group = r.optional(flags, hasGroup)
+	r.optional(flags, hasDeduplication)
+	r.optional(flags, hasSequenceNumber)
+	r.optional(flags, hasSource)
+	if r.err != nil || r.s == "" || int(r.s[len(r.s)-1]) != len(r.s)-1 {
+		return "", false, false, errCorruptRecord
+	}
+	if len(r.s) == 1 {
+		return group, false, false, nil // written in memory
+	}
+	if err := decodeRecordState(r.s[:len(r.s)-1], m); err != nil {
+		return "", false, false, err
+	}
+	return group, true, true, nil
+}
+
+// decodeIndexV1 is decodeIndex for the rest of a version 1 record.
+func decodeIndexV1(r *recordReader, m *message) (group string, has, current bool, err error) {
 	r.string() // ID
 	r.string() // Body
 	r.string() // MD5OfBody
-	skipAttributes(&r)
-	skipAttributes(&r)
+	skipAttributes(r, recordVersionSeparate)
+	skipAttributes(r, recordVersionSeparate)
 	r.string() // SenderID
 	group = r.string()
 	r.string() // DeduplicationID
 	r.string() // SequenceNumber
-	if version == recordVersion {
-		r.string() // DeadLetterSourceArn
-		if r.err != nil || r.s == "" || int(r.s[len(r.s)-1]) != len(r.s)-1 {
-			return "", false, false, errCorruptRecord
-		}
-		if len(r.s) == 1 {
-			return group, false, false, nil // written in memory
-		}
-		if err := decodeRecordState(r.s[:len(r.s)-1], m); err != nil {
-			return "", false, false, err
-		}
-		return group, true, true, nil
-	}
 	sentAt := r.int()
 	r.string() // DeadLetterSourceArn
 	if r.err != nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -14,6 +15,9 @@ func TestRecordState(t *testing.T) {
 		ID: "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c10", Body: "body", MD5OfBody: "841a2d689ad86bd1611447453c22c6fc",
 		Attributes: []MessageAttribute{{Name: "a", DataType: "Binary", BinaryValue: []byte{0, 1}}},
 		SenderID:   "000000000000", GroupID: "g", SequenceNumber: "7", DeadLetterSourceArn: "arn:aws:sqs:us-east-1:000000000000:src",
+	}
+	if got := len(appendMessage(nil, &rec)); got != 2+16+16+5+1+(2+1+1+3)+1+2+2+len(rec.DeadLetterSourceArn)+1 {
+		t.Errorf("the record of %+v takes %d bytes; its id, MD5 and sender are not raw", rec, got)
 	}
 	for name, m := range map[string]message{
 		"ready":     {sentAt: sent, expireAt: sent + int64(time.Hour)},
@@ -32,11 +36,10 @@ func TestRecordState(t *testing.T) {
 			if got != m {
 				t.Errorf("state read back as\n %+v\nwant %+v", got, m)
 			}
-			back, err := decodeMessage(&got)
-			if err != nil || back.ID != rec.ID || back.Body != rec.Body || back.SenderID != rec.SenderID ||
-				back.DeadLetterSourceArn != rec.DeadLetterSourceArn || !back.SentAt.Equal(time.Unix(0, m.sentAt)) ||
-				len(back.Attributes) != 1 || string(back.Attributes[0].BinaryValue) != "\x00\x01" {
-				t.Errorf("message read back as %+v, %v", back, err)
+			want := rec
+			want.SentAt = time.Unix(0, m.sentAt)
+			if back, err := decodeMessage(&got); err != nil || !reflect.DeepEqual(back, want) {
+				t.Errorf("message read back as\n %+v, %v\nwant %+v", back, err, want)
 			}
 			end, ok := messageEnd(m.rec)
 			if !ok || end != len(appendMessage(nil, &rec)) {
@@ -52,6 +55,41 @@ func TestRecordState(t *testing.T) {
 				if _, _, _, err := decodeIndex(bad, &message{}); err == nil {
 					t.Errorf("decodeIndex(%q) succeeded", bad)
 				}
+			}
+		})
+	}
+}
+
+// Fields a version 2 record cannot hold raw, and those it holds only when
+// set, read back as they were written; an id is found in either form.
+func TestRecordMessageForms(t *testing.T) {
+	at := time.Unix(0, testStart.UnixNano())
+	for name, rec := range map[string]Message{
+		"raw":   {ID: "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c10", Body: "b", MD5OfBody: "841a2d689ad86bd1611447453c22c6fc", SenderID: "123456789012"},
+		"text":  {ID: "5F0C3A4E-8D0B-4C47-9A61-3B1F2D7E9C10", Body: "b", MD5OfBody: "841a2d689ad86bd1611447453c22c6fg", SenderID: "AIDAEXAMPLE"},
+		"short": {ID: "id-1", MD5OfBody: "841a", SenderID: "12345678901"},
+		"every field": {
+			ID: "0123abcd-0000-4000-8000-00000000ffff", Body: "body", MD5OfBody: "00000000000000000000000000000000",
+			Attributes: []MessageAttribute{
+				{Name: "s", DataType: "String", StringValue: "v"}, {Name: "n", DataType: "Number", StringValue: "1"},
+				{Name: "b", DataType: "Binary", BinaryValue: []byte{9}}, {Name: "c", DataType: "Number.float", StringValue: "1.5"},
+			},
+			SystemAttributes: []MessageAttribute{{Name: "AWSTraceHeader", DataType: "String", StringValue: "Root=1"}},
+			SenderID:         "000000000001", GroupID: "g", DeduplicationID: "d", SequenceNumber: "18", DeadLetterSourceArn: "arn",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec.SentAt = at
+			m := &message{sentAt: at.UnixNano()}
+			m.rec = string(appendRecordState(appendMessage(nil, &rec), m, false))
+			if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, rec) {
+				t.Errorf("read back as\n %+v, %v\nwant %+v", back, err, rec)
+			}
+			if group, _, _, err := decodeIndex(m.rec, &message{}); err != nil || group != rec.GroupID {
+				t.Errorf("decodeIndex: group %q, %v", group, err)
+			}
+			if !recordHasID(m.rec, rec.ID) || recordHasID(m.rec, rec.ID+"0") || recordHasID(m.rec, "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c11") {
+				t.Errorf("recordHasID does not tell %q from others", rec.ID)
 			}
 		})
 	}
