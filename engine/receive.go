@@ -225,25 +225,25 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	var missing []*message
 	var attrs []MessageAttribute
 	var room [maxBatchEntriesAnyProfile * (receiptHandleTextLen + recordTextLen)]byte
-	var raws [maxBatchEntriesAnyProfile]rawText
-	texts := raws[:0]
+	var rawRoom [maxBatchEntriesAnyProfile]rawText
+	raws := rawRoom[:0] // by out's index
 	text := room[:len(picked)*receiptHandleTextLen] // the handles, by out's index
 	for i, m := range picked {
-		rec, raw, err := decodeMessageIn(m, &attrs, len(picked)-i)
-		if err != nil {
+		k := len(out)
+		out = append(out, Delivery{ReceiveCount: int(m.receiveCount), FirstReceivedAt: time.Unix(0, m.firstReceiveAt)})
+		raws = append(raws, rawText{})
+		if err := decodeMessageIn(m, &out[k].Message, &raws[k], &attrs, len(picked)-i); err != nil {
 			q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
 			missing = append(missing, m)
+			out, raws = out[:k], raws[:k]
 			continue
 		}
-		at := len(out) * receiptHandleTextLen
-		appendReceiptHandle(text[at:at], q.uuid, m.seq, m.token) // in place
-		text = raw.appendTo(text)
-		texts = append(texts, raw)
-		out = append(out, Delivery{
-			Message:         rec,
-			ReceiveCount:    int(m.receiveCount),
-			FirstReceivedAt: time.Unix(0, m.firstReceiveAt),
-		})
+		appendReceiptHandle(text[k*receiptHandleTextLen:k*receiptHandleTextLen], q.uuid, m.seq, m.token) // in place
+		var prev *rawText
+		if k > 0 {
+			prev = &raws[k-1]
+		}
+		text = raws[k].appendTo(text, prev)
 	}
 	q.rewrites = q.rewrites[:0]
 	err := q.e.store.update(func(tx recordTx) error {
@@ -274,7 +274,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	whole := string(text)
 	for i := range out {
 		out[i].ReceiptHandle = whole[i*receiptHandleTextLen : (i+1)*receiptHandleTextLen]
-		texts[i].fill(&out[i].Message, whole)
+		raws[i].fill(&out[i].Message, whole)
 	}
 	return out, nil
 }

@@ -183,13 +183,13 @@ func appendMessage(dst []byte, m *Message) []byte {
 	at := len(w.b) - 1 // where the flags go
 	var flags byte
 	var raw [16]byte
-	if parseUUID(raw[:], m.ID) {
+	if parseUUID(&raw, m.ID) {
 		flags |= rawID
 		w.b = append(w.b, raw[:]...)
 	} else {
 		w.string(m.ID)
 	}
-	if len(m.MD5OfBody) == md5TextLen && parseHex(raw[:], m.MD5OfBody) {
+	if parseHex(&raw, m.MD5OfBody) {
 		flags |= rawMD5
 		w.b = append(w.b, raw[:]...)
 	} else {
@@ -220,39 +220,53 @@ func appendMessage(dst []byte, m *Message) []byte {
 	return w.b
 }
 
-// parseHex decodes s, lowercase hex digits, into dst, which must be half
-// its length, and reports whether s was such digits.
-func parseHex(dst []byte, s string) bool {
-	for i := range dst {
-		hi, lo := unhex(s[2*i]), unhex(s[2*i+1])
-		if hi > 0xf || lo > 0xf {
-			return false
-		}
-		dst[i] = hi<<4 | lo
-	}
-	return true
+// parseHex decodes s, 32 lowercase hex digits, into dst, and reports
+// whether s was such digits.
+func parseHex(dst *[16]byte, s string) bool {
+	return len(s) == 2*len(dst) && hexInto(dst[:], s) <= 0xf
 }
 
-// unhex is a lowercase hex digit's value, or 0xff.
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	}
-	return 0xff
-}
-
-// parseUUID decodes s into dst's 16 bytes when it is a UUID in the form
-// putID writes: 8-4-4-4-12 lowercase hex digits.
-func parseUUID(dst []byte, s string) bool {
+// parseUUID decodes s into dst when it is a UUID in the form putID
+// writes: 8-4-4-4-12 lowercase hex digits.
+func parseUUID(dst *[16]byte, s string) bool {
 	if len(s) != uuidLen || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return false
 	}
-	return parseHex(dst[0:4], s[0:8]) && parseHex(dst[4:6], s[9:13]) && parseHex(dst[6:8], s[14:18]) &&
-		parseHex(dst[8:10], s[19:23]) && parseHex(dst[10:16], s[24:36])
+	bad := hexInto(dst[0:4], s[0:8]) | hexInto(dst[4:6], s[9:13]) | hexInto(dst[6:8], s[14:18]) |
+		hexInto(dst[8:10], s[19:23]) | hexInto(dst[10:16], s[24:36])
+	return bad <= 0xf
 }
+
+// hexInto decodes s, twice as long as dst, into dst; its result is above
+// 0xf when s holds anything but lowercase hex digits.
+func hexInto(dst []byte, s string) (bad byte) {
+	s = s[:2*len(dst)]
+	for i := range dst {
+		hi, lo := hexValues[s[2*i]], hexValues[s[2*i+1]]
+		bad |= hi | lo
+		dst[i] = hi<<4 | lo
+	}
+	return bad
+}
+
+// uuidDigitAt is where a UUID's hex digits are in its text.
+var uuidDigitAt = [32]uint8{
+	0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17,
+	19, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,
+}
+
+// hexValues gives each lowercase hex digit its value, and any other byte
+// 0xff; hexPairs gives each byte its two digits.
+var hexValues, hexPairs = func() (values [256]byte, pairs [256][2]byte) {
+	for i := range values {
+		values[i] = 0xff
+		pairs[i] = [2]byte{hexDigits[i>>4], hexDigits[i&0xf]}
+	}
+	for i := range len(hexDigits) {
+		values[hexDigits[i]] = byte(i)
+	}
+	return values, pairs
+}()
 
 // parseDigits reads s when it is senderTextLen decimal digits.
 func parseDigits(s string) (uint64, bool) {
@@ -270,29 +284,35 @@ func parseDigits(s string) (uint64, bool) {
 	return n, true
 }
 
-// appendHex renders b as lowercase hex digits.
-func appendHex(dst []byte, b string) []byte {
-	for i := range len(b) {
-		dst = append(dst, hexDigits[b[i]>>4], hexDigits[b[i]&0xf])
+// appendHex16 renders 16 raw bytes as lowercase hex digits.
+func appendHex16(dst []byte, b string) []byte {
+	var t [32]byte
+	_ = b[15]
+	for i := range 16 {
+		p := hexPairs[b[i]]
+		t[2*i], t[2*i+1] = p[0], p[1]
 	}
-	return dst
+	return append(dst, t[:]...)
 }
 
-// appendUUID renders a raw UUID as putID writes it.
+// appendUUID renders a raw UUID of 16 bytes as putID writes it.
 func appendUUID(dst []byte, b string) []byte {
-	dst = appendHex(dst, b[0:4])
-	for _, part := range [...]string{b[4:6], b[6:8], b[8:10], b[10:16]} {
-		dst = appendHex(append(dst, '-'), part)
+	t := [uuidLen]byte{8: '-', 13: '-', 18: '-', 23: '-'}
+	_ = b[15]
+	for i := range 16 {
+		p := hexPairs[b[i]]
+		t[uuidDigitAt[2*i]], t[uuidDigitAt[2*i+1]] = p[0], p[1]
 	}
-	return dst
+	return append(dst, t[:]...)
 }
 
-// appendDigits renders n as senderTextLen decimal digits.
+// appendDigits renders n, below 10^12, as senderTextLen decimal digits.
 func appendDigits(dst []byte, n uint64) []byte {
 	var b [senderTextLen]byte
-	for i := len(b) - 1; i >= 0; i-- {
-		b[i] = byte('0' + n%10)
-		n /= 10
+	for i := senderTextLen - 2; i >= 0; i -= 2 {
+		pair := n % 100
+		n /= 100
+		b[i], b[i+1] = byte('0'+pair/10), byte('0'+pair%10)
 	}
 	return append(dst, b[:]...)
 }
@@ -369,8 +389,10 @@ type rawText struct {
 	spans         [3][2]int // where appendTo put each field's text
 }
 
-// appendTo renders the fields to text, noting where.
-func (t *rawText) appendTo(text []byte) []byte {
+// appendTo renders the fields to text, noting where. A sender that prev,
+// rendered to the same text, shares is not rendered again: the messages
+// of a batch most often have one.
+func (t *rawText) appendTo(text []byte, prev *rawText) []byte {
 	if t.id != "" {
 		t.spans[0][0] = len(text)
 		text = appendUUID(text, t.id)
@@ -378,13 +400,17 @@ func (t *rawText) appendTo(text []byte) []byte {
 	}
 	if t.md5 != "" {
 		t.spans[1][0] = len(text)
-		text = appendHex(text, t.md5)
+		text = appendHex16(text, t.md5)
 		t.spans[1][1] = len(text)
 	}
 	if t.numericSender {
-		t.spans[2][0] = len(text)
-		text = appendDigits(text, t.sender)
-		t.spans[2][1] = len(text)
+		if prev != nil && prev.numericSender && prev.sender == t.sender {
+			t.spans[2] = prev.spans[2]
+		} else {
+			t.spans[2][0] = len(text)
+			text = appendDigits(text, t.sender)
+			t.spans[2][1] = len(text)
+		}
 	}
 	return text
 }
@@ -392,35 +418,41 @@ func (t *rawText) appendTo(text []byte) []byte {
 // fill gives rec the fields' text, from whole, the text appendTo appended
 // to.
 func (t *rawText) fill(rec *Message, whole string) {
-	for i, f := range [...]*string{&rec.ID, &rec.MD5OfBody, &rec.SenderID} {
-		if sp := t.spans[i]; sp[1] > 0 {
-			*f = whole[sp[0]:sp[1]]
-		}
+	if sp := t.spans[0]; sp[1] > 0 {
+		rec.ID = whole[sp[0]:sp[1]]
+	}
+	if sp := t.spans[1]; sp[1] > 0 {
+		rec.MD5OfBody = whole[sp[0]:sp[1]]
+	}
+	if sp := t.spans[2]; sp[1] > 0 {
+		rec.SenderID = whole[sp[0]:sp[1]]
 	}
 }
 
 // decodeMessage reads m's record.
 func decodeMessage(m *message) (Message, error) {
 	var room []MessageAttribute
-	rec, raw, err := decodeMessageIn(m, &room, 1)
-	raw.fill(&rec, string(raw.appendTo(nil)))
+	var rec Message
+	var raw rawText
+	err := decodeMessageIn(m, &rec, &raw, &room, 1)
+	raw.fill(&rec, string(raw.appendTo(nil, nil)))
 	return rec, err
 }
 
-// decodeMessageIn is decodeMessage with the attributes in room, as
-// readAttributes takes them, so that the messages of one receive share
-// one allocation for them; the fields the record holds raw are left to
-// the caller to render, so that a receive renders them all to one text.
-func decodeMessageIn(m *message, room *[]MessageAttribute, batch int) (Message, rawText, error) {
+// decodeMessageIn is decodeMessage into rec, which must be zero, with the
+// attributes in room, as readAttributes takes them, so that the messages
+// of one receive share one allocation for them; the fields the record
+// holds raw go to raw, for the caller to render, so that a receive renders
+// them all to one text.
+func decodeMessageIn(m *message, rec *Message, raw *rawText, room *[]MessageAttribute, batch int) error {
 	r := recordReader{s: m.rec}
-	var rec Message
-	var raw rawText
 	version := r.uint()
 	if version == recordVersionSeparate {
-		return decodeMessageV1(&r, room, batch), raw, r.err
+		decodeMessageV1(&r, rec, room, batch)
+		return r.err
 	}
 	if version != recordVersion || r.s == "" {
-		return rec, raw, errCorruptRecord
+		return errCorruptRecord
 	}
 	flags := r.s[0]
 	r.s = r.s[1:]
@@ -449,12 +481,11 @@ func decodeMessageIn(m *message, room *[]MessageAttribute, batch int) (Message, 
 	rec.SequenceNumber = r.optional(flags, hasSequenceNumber)
 	rec.DeadLetterSourceArn = r.optional(flags, hasSource)
 	rec.SentAt = time.Unix(0, m.sentAt)
-	return rec, raw, r.err
+	return r.err
 }
 
-// decodeMessageV1 reads the rest of a version 1 record.
-func decodeMessageV1(r *recordReader, room *[]MessageAttribute, batch int) Message {
-	var rec Message
+// decodeMessageV1 reads the rest of a version 1 record into rec.
+func decodeMessageV1(r *recordReader, rec *Message, room *[]MessageAttribute, batch int) {
 	rec.ID = r.string()
 	rec.Body = r.string()
 	rec.MD5OfBody = r.string()
@@ -466,7 +497,6 @@ func decodeMessageV1(r *recordReader, room *[]MessageAttribute, batch int) Messa
 	rec.SequenceNumber = r.string()
 	rec.SentAt = time.Unix(0, r.int())
 	rec.DeadLetterSourceArn = r.string()
-	return rec
 }
 
 // raw reads n bytes.
@@ -518,7 +548,7 @@ func recordHasID(s, id string) bool {
 			return r.string() == id
 		}
 		var raw [16]byte
-		return parseUUID(raw[:], id) && r.raw(16) == string(raw[:])
+		return parseUUID(&raw, id) && r.raw(16) == string(raw[:])
 	}
 	return false
 }

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -92,5 +94,33 @@ func TestRecordMessageForms(t *testing.T) {
 				t.Errorf("recordHasID does not tell %q from others", rec.ID)
 			}
 		})
+	}
+}
+
+// A receive renders every delivery's raw id, MD5 and sender to one text:
+// each delivery gets its own, whether or not the one before shares it.
+func TestReceiveRendersRawFields(t *testing.T) {
+	for _, path := range []string{"", filepath.Join(t.TempDir(), "db")} {
+		e, _ := newTestEngine(t, Options{Path: path, Fsync: FsyncNever})
+		q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+		senders := []string{"111111111111", "111111111111", "AIDAEXAMPLE", "222222222222", "111111111111", ""}
+		var msgs []NewMessage
+		for i, s := range senders {
+			msgs = append(msgs, NewMessage{Body: strings.Repeat("b", i+1), SenderID: s})
+		}
+		sent := send(t, q, msgs...)
+		got := recvNow(t, q, ReceiveOptions{MaxMessages: 10})
+		if len(got) != len(senders) {
+			t.Fatalf("received %d of %d", len(got), len(senders))
+		}
+		for i, d := range got {
+			want := senders[i]
+			if want == "" {
+				want = q.ns.Account
+			}
+			if d.ID != sent[i].MessageID || d.MD5OfBody != sent[i].MD5OfBody || d.SenderID != want {
+				t.Errorf("%q, delivery %d: id %s, MD5 %s, sender %q; want %s, %s, %q", path, i, d.ID, d.MD5OfBody, d.SenderID, sent[i].MessageID, sent[i].MD5OfBody, want)
+			}
+		}
 	}
 }
