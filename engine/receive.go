@@ -226,7 +226,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	var attrs []MessageAttribute
 	var room [maxBatchEntriesAnyProfile * (receiptHandleTextLen + recordTextLen)]byte
 	var rawRoom [maxBatchEntriesAnyProfile]rawText
-	raws := rawRoom[:0] // by out's index
+	raws := rawRoom[:0]                             // by out's index
 	text := room[:len(picked)*receiptHandleTextLen] // the handles, by out's index
 	for i, m := range picked {
 		k := len(out)
