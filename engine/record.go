@@ -223,7 +223,11 @@ func appendMessage(dst []byte, m *Message) []byte {
 // parseHex decodes s, 32 lowercase hex digits, into dst, and reports
 // whether s was such digits.
 func parseHex(dst *[16]byte, s string) bool {
-	return len(s) == 2*len(dst) && hexInto(dst[:], s) <= 0xf
+	if len(s) != 2*len(dst) {
+		return false
+	}
+	return hex8(dst[0:4], le64(s[0:])) && hex8(dst[4:8], le64(s[8:])) &&
+		hex8(dst[8:12], le64(s[16:])) && hex8(dst[12:16], le64(s[24:]))
 }
 
 // parseUUID decodes s into dst when it is a UUID in the form putID
@@ -232,41 +236,57 @@ func parseUUID(dst *[16]byte, s string) bool {
 	if len(s) != uuidLen || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return false
 	}
-	bad := hexInto(dst[0:4], s[0:8]) | hexInto(dst[4:6], s[9:13]) | hexInto(dst[6:8], s[14:18]) |
-		hexInto(dst[8:10], s[19:23]) | hexInto(dst[10:16], s[24:36])
-	return bad <= 0xf
+	return hex8(dst[0:4], le64(s[0:])) && hex8(dst[4:8], uint64(le32(s[9:]))|uint64(le32(s[14:]))<<32) &&
+		hex8(dst[8:12], uint64(le32(s[19:]))|uint64(le32(s[24:]))<<32) && hex8(dst[12:16], le64(s[28:]))
 }
 
-// hexInto decodes s, twice as long as dst, into dst; its result is above
-// 0xf when s holds anything but lowercase hex digits.
-func hexInto(dst []byte, s string) (bad byte) {
-	s = s[:2*len(dst)]
-	for i := range dst {
-		hi, lo := hexValues[s[2*i]], hexValues[s[2*i+1]]
-		bad |= hi | lo
-		dst[i] = hi<<4 | lo
+// Bytes of a word, for hex8 and hexWord.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// hex8 decodes x, 8 lowercase hex digits read little-endian, into dst's 4
+// bytes, a byte of the word at a time, and reports whether they were such
+// digits.
+func hex8(dst []byte, x uint64) bool {
+	// With no byte's high bit set, adding 0x80-c to each byte sets its
+	// high bit just when the byte is at least c, with no carry between
+	// bytes.
+	digit := (x + ones*(0x80-'0')) &^ (x + ones*(0x80-'9'-1))
+	lower := (x + ones*(0x80-'a')) &^ (x + ones*(0x80-'f'-1))
+	if x&highs != 0 || (digit|lower)&highs != highs {
+		return false
 	}
-	return bad
+	// A digit's value is its low 4 bits, a letter's those plus 9: letters
+	// alone have bit 6 set.
+	n := x&(ones*0xf) + (x>>6&ones)*9
+	// Pack each pair of nibbles into a byte, then the bytes together.
+	n = (n<<4 | n>>8) & 0x00ff00ff00ff00ff
+	n = (n | n>>8) & 0x0000ffff0000ffff
+	n = n | n>>16
+	binary.LittleEndian.PutUint32(dst, uint32(n))
+	return true
 }
 
-// uuidDigitAt is where a UUID's hex digits are in its text.
-var uuidDigitAt = [32]uint8{
-	0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17,
-	19, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,
+// hexWord renders 4 bytes, x little-endian, as 8 lowercase hex digits,
+// little-endian.
+func hexWord(x uint32) uint64 {
+	// Spread the bytes to every other byte, then each nibble to a byte of
+	// its own, the high one first.
+	v := uint64(x)
+	v = (v | v<<16) & 0x0000ffff0000ffff
+	v = (v | v<<8) & 0x00ff00ff00ff00ff
+	n := v>>4&(ones*0xf) | (v&(ones*0xf))<<8
+	// Past 9, a nibble's digit is a letter: 39 further on than '0'+n.
+	return n + ones*'0' + (n+ones*6)>>4&ones*('a'-'0'-10)
 }
 
-// hexValues gives each lowercase hex digit its value, and any other byte
-// 0xff; hexPairs gives each byte its two digits.
-var hexValues, hexPairs = func() (values [256]byte, pairs [256][2]byte) {
-	for i := range values {
-		values[i] = 0xff
-		pairs[i] = [2]byte{hexDigits[i>>4], hexDigits[i&0xf]}
-	}
-	for i := range len(hexDigits) {
-		values[hexDigits[i]] = byte(i)
-	}
-	return values, pairs
-}()
+// le32 reads a little-endian uint32 from the start of s.
+func le32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
 
 // parseDigits reads s when it is senderTextLen decimal digits.
 func parseDigits(s string) (uint64, bool) {
@@ -287,22 +307,23 @@ func parseDigits(s string) (uint64, bool) {
 // appendHex16 renders 16 raw bytes as lowercase hex digits.
 func appendHex16(dst []byte, b string) []byte {
 	var t [32]byte
-	_ = b[15]
-	for i := range 16 {
-		p := hexPairs[b[i]]
-		t[2*i], t[2*i+1] = p[0], p[1]
+	for i := range 4 {
+		binary.LittleEndian.PutUint64(t[8*i:], hexWord(le32(b[4*i:])))
 	}
 	return append(dst, t[:]...)
 }
 
 // appendUUID renders a raw UUID of 16 bytes as putID writes it.
 func appendUUID(dst []byte, b string) []byte {
-	t := [uuidLen]byte{8: '-', 13: '-', 18: '-', 23: '-'}
-	_ = b[15]
-	for i := range 16 {
-		p := hexPairs[b[i]]
-		t[uuidDigitAt[2*i]], t[uuidDigitAt[2*i+1]] = p[0], p[1]
-	}
+	var t [uuidLen]byte
+	w1, w2 := hexWord(le32(b[4:])), hexWord(le32(b[8:]))
+	binary.LittleEndian.PutUint64(t[0:], hexWord(le32(b[0:])))
+	binary.LittleEndian.PutUint32(t[9:], uint32(w1))
+	binary.LittleEndian.PutUint32(t[14:], uint32(w1>>32))
+	binary.LittleEndian.PutUint32(t[19:], uint32(w2))
+	binary.LittleEndian.PutUint32(t[24:], uint32(w2>>32))
+	binary.LittleEndian.PutUint64(t[28:], hexWord(le32(b[12:])))
+	t[8], t[13], t[18], t[23] = '-', '-', '-', '-'
 	return append(dst, t[:]...)
 }
 

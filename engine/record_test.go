@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"encoding/hex"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -120,6 +122,58 @@ func TestReceiveRendersRawFields(t *testing.T) {
 			}
 			if d.ID != sent[i].MessageID || d.MD5OfBody != sent[i].MD5OfBody || d.SenderID != want {
 				t.Errorf("%q, delivery %d: id %s, MD5 %s, sender %q; want %s, %s, %q", path, i, d.ID, d.MD5OfBody, d.SenderID, sent[i].MessageID, sent[i].MD5OfBody, want)
+			}
+		}
+	}
+}
+
+// The word-at-a-time hex of ids and MD5s agrees with encoding/hex, and
+// takes lowercase hex digits alone: every byte value in every place.
+func TestRecordHex(t *testing.T) {
+	raw := make([]byte, 16)
+	for i := range raw {
+		raw[i] = byte(i*37 + 11)
+	}
+	for v := range 256 {
+		for at := range 16 {
+			b := slices.Clone(raw)
+			b[at] = byte(v)
+			want := hex.EncodeToString(b)
+			if got := string(appendHex16(nil, string(b))); got != want {
+				t.Fatalf("appendHex16(%x) = %s", b, got)
+			}
+			id := want[0:8] + "-" + want[8:12] + "-" + want[12:16] + "-" + want[16:20] + "-" + want[20:32]
+			if got := string(appendUUID(nil, string(b))); got != id {
+				t.Fatalf("appendUUID(%x) = %s, want %s", b, got, id)
+			}
+			var back [16]byte
+			if !parseHex(&back, want) || string(back[:]) != string(b) {
+				t.Fatalf("parseHex(%s) = %x", want, back)
+			}
+			if !parseUUID(&back, id) || string(back[:]) != string(b) {
+				t.Fatalf("parseUUID(%s) = %x", id, back)
+			}
+		}
+	}
+	valid := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+	md5 := hex.EncodeToString(raw)
+	id := string(appendUUID(nil, string(raw)))
+	var dst [16]byte
+	for c := range 256 {
+		for at := range len(md5) {
+			s := md5[:at] + string([]byte{byte(c)}) + md5[at+1:]
+			if got := parseHex(&dst, s); got != valid(byte(c)) {
+				t.Fatalf("parseHex(%q) = %v", s, got)
+			}
+		}
+		for at := range len(id) {
+			s := id[:at] + string([]byte{byte(c)}) + id[at+1:]
+			want := valid(byte(c))
+			if at == 8 || at == 13 || at == 18 || at == 23 {
+				want = c == '-'
+			}
+			if got := parseUUID(&dst, s); got != want {
+				t.Fatalf("parseUUID(%q) = %v", s, got)
 			}
 		}
 	}
