@@ -68,6 +68,7 @@ func (r *recordReader) string() string {
 // its text.
 var attributeTypes = [...]string{"String", "Number", "Binary"}
 
+// writeAttributes writes attributes as a version 2 record holds them.
 func writeAttributes(w *recordWriter, attrs []MessageAttribute) {
 	w.uint(uint64(len(attrs)))
 	for _, a := range attrs {
@@ -151,9 +152,9 @@ const (
 	recordVersion         = 2
 )
 
-// A version 2 record's second byte says which fields it holds in a raw
-// form, rendered as text when read, and which of those that are most
-// often empty it holds at all. A message id of uuidLen lowercase hex
+// A version 2 record's second byte is flags: which fields it holds in a
+// raw form, rendered as text when read, and which of the fields most
+// messages leave empty it holds at all. A message id of uuidLen lowercase hex
 // digits and dashes and a body MD5 of 32 lowercase hex digits take 16
 // bytes each; a sender of 12 decimal digits, an account, takes its value.
 // A 200-byte body's record then fits Go's 256-byte size class.
@@ -377,7 +378,7 @@ func decodeRecordState(s string, m *message) error {
 	m.sentAt, m.visibleAt, m.expireAt = int64(le64(s[1:])), int64(le64(s[9:])), int64(le64(s[17:]))
 	if len(s) == receivedStateLen {
 		m.receivedAt, m.firstReceiveAt = int64(le64(s[25:])), int64(le64(s[33:]))
-		m.receiveCount = int32(uint32(s[41]) | uint32(s[42])<<8 | uint32(s[43])<<16 | uint32(s[44])<<24)
+		m.receiveCount = int32(le32(s[41:]))
 		copy(m.token[:], s[45:])
 	}
 	return nil
