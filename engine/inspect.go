@@ -56,7 +56,7 @@ func (q *Queue) Inspect(opts InspectOptions) ([]MessageState, error) {
 	}
 	out := make([]MessageState, 0, len(picked))
 	for _, m := range picked {
-		rec, err := decodeMessage(m.rec)
+		rec, err := decodeMessage(m)
 		if err != nil {
 			continue
 		}
@@ -152,7 +152,7 @@ func (q *Queue) DeleteMessage(id string) error {
 	// The store first: a delete it did not record is not done.
 	top := q.seqToSave(m.seq)
 	err := q.e.store.update(func(tx recordTx) error {
-		if err := q.e.store.deleteMessageTx(tx, q.keyspace, m.seq); err != nil {
+		if err := q.e.store.deleteMessageTx(tx, q.keyspace, m); err != nil {
 			return err
 		}
 		return q.putSeqTx(tx, top)
@@ -169,23 +169,9 @@ func (q *Queue) DeleteMessage(id string) error {
 // the given id.
 func (q *Queue) findMessageLocked(id string) *message {
 	for _, m := range q.msgs.ordered() {
-		if recordID(m.rec) == id {
+		if recordHasID(m.rec, id) {
 			return m
 		}
 	}
 	return nil
-}
-
-// recordID reads the id of a stored message record, as appendMessage
-// writes it, without decoding the rest.
-func recordID(s string) string {
-	r := recordReader{s: s}
-	if r.uint() != recordVersion {
-		return ""
-	}
-	id := r.string()
-	if r.err != nil {
-		return ""
-	}
-	return id
 }

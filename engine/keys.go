@@ -6,8 +6,8 @@ import (
 )
 
 // Keys: "q:ACCOUNT:REGION:NAME" holds a queue (stores written before
-// namespaces have "q:NAME", moved to the default namespace when opened); "m:KEYSPACE:SEQ" a message's immutable
-// record and "s:KEYSPACE:SEQ" its state, if it has one; "c:queues" the last queue number
+// namespaces have "q:NAME", moved to the default namespace when opened); "m:KEYSPACE:SEQ" a message's
+// record and, in a store of format 1 or 2, "s:KEYSPACE:SEQ" its state; "c:queues" the last queue number
 // given out; "c:seq:KEYSPACE" a queue's sequence counter. KEYSPACE is the queue's number in base 36 rather than its
 // 36-character id, and SEQ is hex after one character giving its length,
 // so that keys sort in sending order without leading zeros. Every step down
@@ -45,15 +45,6 @@ func recordPrefix(prefix, keyspace string) string { return prefix + keyspace + "
 func recordKey(prefix, keyspace string, seq uint64) string {
 	var b [48]byte
 	return string(appendRecordKey(b[:0], prefix, keyspace, seq))
-}
-
-// recordKeys returns messageKey and stateKey, which share one allocation.
-func recordKeys(keyspace string, seq uint64) (message, state string) {
-	var b [96]byte
-	keys := appendRecordKey(b[:0], messagePrefix, keyspace, seq)
-	n := len(keys)
-	both := string(appendRecordKey(keys, statePrefix, keyspace, seq))
-	return both[:n], both[n:]
 }
 
 func appendRecordKey(b []byte, prefix, keyspace string, seq uint64) []byte {

@@ -140,23 +140,28 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 	}
 	// The store first, from what each message will be: memory changes only
 	// once the store holds the change.
+	q.rewrites = q.rewrites[:0]
 	err := q.e.store.update(func(tx recordTx) error {
 		for _, p := range planned {
 			next := *p.m
 			next.visibleAt, next.state = p.end, p.state
-			if err := q.e.store.putStateTx(tx, q.keyspace, &next, &q.scratch); err != nil {
+			rec, err := q.e.store.putStateTx(tx, q.keyspace, &next, &q.scratch)
+			if err != nil {
 				return err
 			}
+			q.rewrites = append(q.rewrites, rec)
 		}
 		return nil
 	})
+	defer clear(q.rewrites)
 	if err != nil {
 		for _, p := range planned {
 			errs[p.at] = err
 		}
 		return errs
 	}
-	for _, p := range planned {
+	for i, p := range planned {
+		q.setRecordLocked(p.m, q.rewrites[i])
 		if p.m.state == stateInFlight && p.state == stateInFlight {
 			q.extendLocked(p.m, p.end)
 			continue

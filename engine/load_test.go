@@ -19,20 +19,20 @@ func indexOf(q *Queue) map[uint64]message {
 	for _, m := range q.msgs.ordered() {
 		c := *m
 		c.link, c.group = link[message]{}, nil
-		c.rec = withoutSentState(m.rec) // which a record carries or not, as the store decides
+		c.rec = messagePart(m) // with no state, which the record holds in a file store
 		out[m.seq] = c
 	}
 	return out
 }
 
-// withoutSentState is a message record without the sent state at its end,
-// as a store in memory, or one written before sent states, holds it.
-func withoutSentState(raw string) string {
-	rec, err := decodeMessage(raw)
+// messagePart is m's record as a store in memory holds it: the message,
+// with an empty state section.
+func messagePart(m *message) string {
+	rec, err := decodeMessage(m)
 	if err != nil {
-		return raw
+		return m.rec
 	}
-	return string(appendMessage(nil, &rec))
+	return string(appendRecordState(appendMessage(nil, &rec), m, false))
 }
 
 func sameIndex(t *testing.T, got, want map[uint64]message) {
@@ -65,9 +65,10 @@ func recordsOf(t *testing.T, e *Engine, q *Queue) (msgs, states int) {
 	return msgs, states
 }
 
-// A message in the state it was sent in has a single record in a store
-// file; one received gets a state record too. Either loads as it was.
-func TestLoadSentState(t *testing.T) {
+// A message has a single record in a store file, which holds its state:
+// one received has its record rewritten, with no state record. Either
+// loads as it was.
+func TestLoadOneRecordEach(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db")
 	clk := NewManualClock(testStart)
 	e := openAt(t, path, clk)
@@ -83,8 +84,8 @@ func TestLoadSentState(t *testing.T) {
 		t.Fatalf("after the sends: %d message records, %d state records; want 3, 0", m, s)
 	}
 	recvNow(t, q, ReceiveOptions{MaxMessages: 1})
-	if m, s := recordsOf(t, e, q); m != 3 || s != 1 {
-		t.Fatalf("after a receive: %d message records, %d state records; want 3, 1", m, s)
+	if m, s := recordsOf(t, e, q); m != 3 || s != 0 {
+		t.Fatalf("after a receive: %d message records, %d state records; want 3, 0", m, s)
 	}
 	clk.Advance(10 * time.Second)
 	want, wantFifo := indexOf(q), indexOf(fifo)
@@ -104,7 +105,7 @@ func TestLoadSentState(t *testing.T) {
 }
 
 // A store written when every message had a state record, and no message
-// record ended with its sent state, loads as it was.
+// record ended with its sent state (format 1), loads as it was.
 func TestLoadStateRecordEach(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db")
 	clk := NewManualClock(testStart)
@@ -113,18 +114,18 @@ func TestLoadStateRecordEach(t *testing.T) {
 	send(t, q, NewMessage{Body: "one"}, NewMessage{Body: "two", DelaySeconds: ptr(30)}, NewMessage{Body: "three"})
 	recvNow(t, q, ReceiveOptions{MaxMessages: 1})
 	want := indexOf(q)
-	// Rewrite the records as they were: each message record without its
-	// sent state, and a state record beside it.
+	// Rewrite the records as they were: each message record of version 1,
+	// and a state record beside it.
 	err := e.store.update(func(tx recordTx) error {
 		for seq, m := range want {
-			raw, _, err := tx.get(messageKey(q.keyspace, seq))
+			rec, err := decodeMessage(q.msgs.get(seq))
 			if err != nil {
 				return err
 			}
-			if err := tx.set(messageKey(q.keyspace, seq), withoutSentState(raw)); err != nil {
+			if err := tx.set(messageKey(q.keyspace, seq), string(appendMessageV1(nil, &rec))); err != nil {
 				return err
 			}
-			if err := tx.set(stateKey(q.keyspace, seq), string(appendState(nil, &m))); err != nil {
+			if err := tx.set(stateKey(q.keyspace, seq), string(appendStateV1(nil, &m))); err != nil {
 				return err
 			}
 		}
@@ -154,12 +155,20 @@ func TestLoadSkipsBadRecords(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		third, err := decodeMessage(q.msgs.get(seqs[2]))
+		if err != nil {
+			return err
+		}
 		for k, v := range map[string]string{
 			stateKey(q.keyspace, seqs[0]-1): "\x01", // before every message
 			messageKey(q.keyspace, seqs[0]): first + "x",
-			// Neither a sent state nor a state record.
-			messageKey(q.keyspace, seqs[1]): withoutSentState(first),
-			stateKey(q.keyspace, seqs[2]):   "\x01", // unreadable
+			// Neither a state section nor a state record.
+			messageKey(q.keyspace, seqs[1]): messagePart(q.msgs.get(seqs[1])),
+			// A record of format 2, whose state record does not read.
+			messageKey(q.keyspace, seqs[2]): string(appendMessageV1(nil, &third)),
+			stateKey(q.keyspace, seqs[2]):   "\x01",
+			// A state record left beside a record that holds its state.
+			stateKey(q.keyspace, seqs[3]):   "\x01",
 			stateKey(q.keyspace, seqs[3]+1): "\x01", // after every message
 		} {
 			if err := tx.set(k, v); err != nil {
@@ -180,9 +189,85 @@ func TestLoadSkipsBadRecords(t *testing.T) {
 	defer e.Close()
 	q = mustQueue(t, e, "bad")
 	sameIndex(t, indexOf(q), map[uint64]message{seqs[3]: want[seqs[3]]})
-	for _, line := range []string{"state without message record", `msg="skipping unreadable message"`, "message record without state", "skipping unreadable message state"} {
+	for _, line := range []string{"state without message record", `msg="skipping unreadable message"`, "message record without state", "skipping unreadable message state", "state record of a message that holds its state"} {
 		if !strings.Contains(logged.String(), line) {
 			t.Errorf("log lacks %q:\n%s", line, logged.String())
 		}
+	}
+}
+
+// A store of format 2 opens marked 3, with every message as it was; a
+// message's record takes format 3's form, with its state record gone, at
+// its next change, and a message deleted before then takes its state
+// record with it.
+func TestOpenMigratesFormat2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	q := mustCreate(t, e, "old", AttributeUpdate{MessageRetentionPeriod: ptr(600)}, nil)
+	send(t, q, NewMessage{Body: "acked"}, NewMessage{Body: "sent"}, NewMessage{Body: "delayed", DelaySeconds: ptr(30)}, NewMessage{Body: "ready"})
+	acked := recvNow(t, q, ReceiveOptions{MaxMessages: 1})
+	clk.Advance(time.Second)
+	want := indexOf(q)
+	seqs := slices.Sorted(maps.Keys(want))
+	// Write the store as format 2 wrote it: "sent" ends its record with the
+	// state it was sent in, the others have state records.
+	err := e.store.update(func(tx recordTx) error {
+		for _, seq := range seqs {
+			m := q.msgs.get(seq)
+			rec, err := decodeMessage(m)
+			if err != nil {
+				return err
+			}
+			v1 := appendMessageV1(nil, &rec)
+			if rec.Body == "sent" {
+				v1 = appendSentStateV1(v1, m)
+			} else if err := tx.set(stateKey(q.keyspace, seq), string(appendStateV1(nil, m))); err != nil {
+				return err
+			}
+			if err := tx.set(messageKey(q.keyspace, seq), string(v1)); err != nil {
+				return err
+			}
+		}
+		return tx.set(formatKey, "2")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	e = reopen(t, e, path, clk)
+	q = mustQueue(t, e, "old")
+	if v := storeFormat(t, e); v != "3" {
+		t.Errorf("the format 2 store opened is marked %q, want 3", v)
+	}
+	sameIndex(t, indexOf(q), want)
+	if m, s := recordsOf(t, e, q); m != 4 || s != 3 {
+		t.Fatalf("loaded: %d message records, %d state records; want 4, 3", m, s)
+	}
+	if errs := q.Acknowledge([]string{acked[0].ReceiptHandle}); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	got := recvNow(t, q, ReceiveOptions{MaxMessages: 10, VisibilityTimeout: ptr(300)})
+	if b := bodies(got); !slices.Equal(b, []string{"sent", "ready"}) {
+		t.Fatalf("received %q, want sent and ready", b)
+	}
+	if m, s := recordsOf(t, e, q); m != 3 || s != 1 {
+		t.Fatalf("after a delete and a receive: %d message records, %d state records; want 3, 1 (the delayed message's)", m, s)
+	}
+	for _, m := range q.msgs.ordered() {
+		if rec, _ := decodeMessage(m); (m.rec[0] == recordVersion) != (rec.Body != "delayed") {
+			t.Errorf("%q has a record of version %d", rec.Body, m.rec[0])
+		}
+	}
+	want = indexOf(q)
+
+	e = reopen(t, e, path, clk)
+	q = mustQueue(t, e, "old")
+	sameIndex(t, indexOf(q), want)
+	wantCounts(t, q, Counts{InFlight: 2, Delayed: 1})
+	clk.Advance(600 * time.Second) // every message expires, the delayed one with its state record
+	wantCounts(t, q, Counts{})
+	if m, s := recordsOf(t, e, q); m != 0 || s != 0 {
+		t.Errorf("after every message expired: %d message records, %d state records; want none", m, s)
 	}
 }

@@ -44,13 +44,13 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 	srcSeq := src.seqToSave(topSeq(moved))
 	err := q.e.store.update(func(tx recordTx) error {
 		for _, old := range moved {
-			if err := q.e.store.deleteMessageTx(tx, src.keyspace, old.seq); err != nil {
+			if err := q.e.store.deleteMessageTx(tx, src.keyspace, old); err != nil {
 				return err
 			}
 			if q.deleted {
 				continue
 			}
-			rec, err := decodeMessage(old.rec)
+			rec, err := decodeMessage(old)
 			if err != nil {
 				continue
 			}
@@ -78,8 +78,8 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 			if rec.GroupID != "" {
 				m.group = q.groupLocked(rec.GroupID)
 			}
-			withState := q.e.store.encodeMessage(m, &rec, &q.scratch)
-			if err := q.e.store.putMessageTx(tx, q.keyspace, m, withState, &q.scratch); err != nil {
+			key := q.e.store.encodeMessage(q.keyspace, m, &rec, &q.scratch)
+			if err := q.e.store.putMessageTx(tx, key, m); err != nil {
 				return err
 			}
 			adopted = append(adopted, m)

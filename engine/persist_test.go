@@ -318,11 +318,11 @@ func TestPersistNumbersOldQueues(t *testing.T) {
 					m.state, m.visibleAt = stateDelayed, now+int64(time.Minute)
 				}
 				old := fmt.Sprintf("%s:%016x", rec.ID, seq)
-				body := appendMessage(nil, &Message{ID: fmt.Sprint(name, seq), Body: fmt.Sprint(name, "-", seq), MD5OfBody: "x"})
+				body := appendMessageV1(nil, &Message{ID: fmt.Sprint(name, seq), Body: fmt.Sprint(name, "-", seq), MD5OfBody: "x", SentAt: time.Unix(0, now)})
 				if _, _, err := tx.Set(messagePrefix+old, string(body), nil); err != nil {
 					return err
 				}
-				if _, _, err := tx.Set(statePrefix+old, string(appendState(nil, m)), nil); err != nil {
+				if _, _, err := tx.Set(statePrefix+old, string(appendStateV1(nil, m)), nil); err != nil {
 					return err
 				}
 			}

@@ -46,6 +46,9 @@ type Queue struct {
 	delayed   int
 	inFlight  int
 	scratch   []byte // encoding buffer for store records
+	// rewrites are the records a write's putStateTx calls return, in
+	// order, for setRecordLocked once the write is done.
+	rewrites  []string
 	stats     queueStats
 	sub       *Subscription
 	parts     partitioning
@@ -394,6 +397,13 @@ func (q *Queue) unstateLocked(m *message) {
 	}
 }
 
+// setRecordLocked gives m the record rec, which a change of its state
+// rewrote.
+func (q *Queue) setRecordLocked(m *message, rec string) {
+	q.stats.storedBytes += int64(len(rec) - len(m.rec))
+	m.rec = rec
+}
+
 // removeLocked forgets m entirely.
 func (q *Queue) removeLocked(m *message) {
 	q.unstateLocked(m)
@@ -474,7 +484,7 @@ func (q *Queue) advance(now int64) {
 		seq := q.seqToSave(topSeq(expired))
 		err := q.e.store.update(func(tx recordTx) error {
 			for _, m := range expired {
-				if err := q.e.store.deleteMessageTx(tx, q.keyspace, m.seq); err != nil {
+				if err := q.e.store.deleteMessageTx(tx, q.keyspace, m); err != nil {
 					return err
 				}
 			}
@@ -486,10 +496,12 @@ func (q *Queue) advance(now int64) {
 	}
 }
 
-// loadMessages rebuilds the in-memory index from the store. Message and
-// state records both sort by sequence number, so one pass over each pairs
-// them, with no lookup a message; a record is read for what the index
-// keeps alone.
+// loadMessages rebuilds the in-memory index from the store. A store of
+// format 3 has message records alone, which hold their states; one of
+// format 1 or 2 may have state records too, until each message's next
+// change rewrites its record. Message and state records both sort by
+// sequence number, so one pass over each pairs them, with no lookup a
+// message; a record is read for what the index keeps alone.
 func (q *Queue) loadMessages(now int64) error {
 	return q.e.store.view(func(tx recordTx) error {
 		if err := q.loadSeqTx(tx); err != nil {
@@ -514,17 +526,21 @@ func (q *Queue) loadMessages(now int64) error {
 				next++
 			}
 			m := &message{seq: seq, rec: v} // the string the store holds
-			group, sent, err := decodeIndex(v, m)
+			group, has, current, err := decodeIndex(v, m)
 			switch {
 			case err != nil:
 				q.e.log.Error("skipping unreadable message", "key", k, "err", err)
 				return true
+			case current:
+				if state != "" { // left by a rewrite cut short
+					q.e.log.Warn("state record of a message that holds its state", "key", stateKey(q.keyspace, seq))
+				}
 			case state != "":
 				if err := decodeState(state, m); err != nil {
 					q.e.log.Error("skipping unreadable message state", "key", k, "err", err)
 					return true
 				}
-			case !sent:
+			case !has:
 				q.e.log.Warn("message record without state", "key", k)
 				return true
 			}

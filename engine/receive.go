@@ -218,47 +218,63 @@ func (q *Queue) recordAttemptLocked(id string, picked []*message, now int64) {
 
 // loadDeliveries reads the messages' records and records the new leases in
 // one store transaction. The deliveries' attributes share one allocation,
-// and so do their receipt handles.
+// and so does their text: the receipt handles, then the ids, MD5s and
+// senders the records hold raw.
 func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	out := make([]Delivery, 0, len(picked))
 	var missing []*message
 	var attrs []MessageAttribute
-	var room [maxBatchEntriesAnyProfile * receiptHandleTextLen]byte
-	handles := room[:0]
+	var room [maxBatchEntriesAnyProfile * (receiptHandleTextLen + recordTextLen)]byte
+	var rawRoom [maxBatchEntriesAnyProfile]rawText
+	raws := rawRoom[:0]                             // by out's index
+	text := room[:len(picked)*receiptHandleTextLen] // the handles, by out's index
 	for i, m := range picked {
-		rec, err := decodeMessageIn(m.rec, &attrs, len(picked)-i)
-		if err != nil {
+		k := len(out)
+		out = append(out, Delivery{ReceiveCount: int(m.receiveCount), FirstReceivedAt: time.Unix(0, m.firstReceiveAt)})
+		raws = append(raws, rawText{})
+		if err := decodeMessageIn(m, &out[k].Message, &raws[k], &attrs, len(picked)-i); err != nil {
 			q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
 			missing = append(missing, m)
+			out, raws = out[:k], raws[:k]
 			continue
 		}
-		handles = appendReceiptHandle(handles, q.uuid, m.seq, m.token)
-		out = append(out, Delivery{
-			Message:         rec,
-			ReceiveCount:    int(m.receiveCount),
-			FirstReceivedAt: time.Unix(0, m.firstReceiveAt),
-		})
+		appendReceiptHandle(text[k*receiptHandleTextLen:k*receiptHandleTextLen], q.uuid, m.seq, m.token) // in place
+		var prev *rawText
+		if k > 0 {
+			prev = &raws[k-1]
+		}
+		text = raws[k].appendTo(text, prev)
 	}
+	q.rewrites = q.rewrites[:0]
 	err := q.e.store.update(func(tx recordTx) error {
 		for _, m := range picked {
-			if slices.Contains(missing, m) {
-				continue
+			rec := m.rec
+			if !slices.Contains(missing, m) {
+				var err error
+				if rec, err = q.e.store.putStateTx(tx, q.keyspace, m, &q.scratch); err != nil {
+					return err
+				}
 			}
-			if err := q.e.store.putStateTx(tx, q.keyspace, m, &q.scratch); err != nil {
-				return err
-			}
+			q.rewrites = append(q.rewrites, rec)
 		}
 		return nil
 	})
+	if err == nil {
+		for i, m := range picked {
+			q.setRecordLocked(m, q.rewrites[i])
+		}
+	}
+	clear(q.rewrites)
 	for _, m := range missing {
 		q.removeLocked(m)
 	}
 	if err != nil {
 		return nil, err
 	}
-	text := string(handles)
+	whole := string(text)
 	for i := range out {
-		out[i].ReceiptHandle = text[i*receiptHandleTextLen : (i+1)*receiptHandleTextLen]
+		out[i].ReceiptHandle = whole[i*receiptHandleTextLen : (i+1)*receiptHandleTextLen]
+		raws[i].fill(&out[i].Message, whole)
 	}
 	return out, nil
 }

@@ -10,8 +10,6 @@ import (
 // bodies go in as they are, with no escaping, and encoding stays off the
 // profile of the send and receive paths.
 
-const recordVersion = 1
-
 var errCorruptRecord = errors.New("corrupt record")
 
 // recordWriter appends to a caller's buffer, so that encoding allocates
@@ -65,19 +63,55 @@ func (r *recordReader) string() string {
 	return v
 }
 
+// attributeTypes are the data types a version 2 record writes as a code,
+// their index; any other type is written as its length past them, then
+// its text.
+var attributeTypes = [...]string{"String", "Number", "Binary"}
+
+// writeAttributes writes attributes as a version 2 record holds them.
 func writeAttributes(w *recordWriter, attrs []MessageAttribute) {
 	w.uint(uint64(len(attrs)))
 	for _, a := range attrs {
 		w.string(a.Name)
-		w.string(a.DataType)
+		switch a.DataType {
+		case attributeTypes[0]:
+			w.uint(0)
+		case attributeTypes[1]:
+			w.uint(1)
+		case attributeTypes[2]:
+			w.uint(2)
+		default:
+			w.uint(uint64(len(attributeTypes) + len(a.DataType)))
+			w.b = append(w.b, a.DataType...)
+		}
 		w.string(a.StringValue)
 		w.bytes(a.BinaryValue)
 	}
 }
 
+// dataType reads what writeAttributes wrote of an attribute's type, or,
+// in a version 1 record, its text.
+func (r *recordReader) dataType(version uint64) string {
+	if version == recordVersionSeparate {
+		return r.string()
+	}
+	n := r.uint()
+	if n < uint64(len(attributeTypes)) {
+		return attributeTypes[n]
+	}
+	n -= uint64(len(attributeTypes))
+	if r.err != nil || n > uint64(len(r.s)) {
+		r.err = errCorruptRecord
+		return ""
+	}
+	v := r.s[:n]
+	r.s = r.s[n:]
+	return v
+}
+
 // readAttributes reads attributes into the spare room of *room, which it
 // replaces, when short, by room for those of batch records like this one.
-func readAttributes(r *recordReader, room *[]MessageAttribute, batch int) []MessageAttribute {
+func readAttributes(r *recordReader, version uint64, room *[]MessageAttribute, batch int) []MessageAttribute {
 	n := r.uint()
 	if r.err != nil || n > uint64(len(r.s)) {
 		r.err = errCorruptRecord
@@ -94,7 +128,7 @@ func readAttributes(r *recordReader, room *[]MessageAttribute, batch int) []Mess
 	attrs := (*room)[start:len(*room):len(*room)]
 	for i := range attrs {
 		attrs[i].Name = r.string()
-		attrs[i].DataType = r.string()
+		attrs[i].DataType = r.dataType(version)
 		attrs[i].StringValue = r.string()
 		if b := r.string(); len(b) > 0 {
 			attrs[i].BinaryValue = []byte(b)
@@ -103,106 +137,501 @@ func readAttributes(r *recordReader, room *[]MessageAttribute, batch int) []Mess
 	return attrs
 }
 
-// appendMessage renders the immutable part of a message.
+// Record versions. A version 1 record, of a store of format 1 or 2, is
+// the message alone, its sent time included; its state is in a state
+// record of its own or, while it is the state the message was sent in, at
+// the record's end (see decodeIndex). A version 2 record, of format 3, is
+// the message in a compact form without its sent time, which the index
+// entry holds, then its state section and, in a last byte, that section's
+// length: in a file store the message's current state, which a receive or
+// a visibility change writes by rewriting the record, so that a message
+// has one record, written once more for each change and deleted once; in
+// memory, which has no restart to survive, nothing.
+const (
+	recordVersionSeparate = 1
+	recordVersion         = 2
+)
+
+// A version 2 record's second byte is flags: which fields it holds in a
+// raw form, rendered as text when read, and which of the fields most
+// messages leave empty it holds at all. A message id of uuidLen lowercase hex
+// digits and dashes and a body MD5 of 32 lowercase hex digits take 16
+// bytes each; a sender of 12 decimal digits, an account, takes its value.
+// A 200-byte body's record then fits Go's 256-byte size class.
+const (
+	rawID = 1 << iota
+	rawMD5
+	numericSender
+	hasSystemAttributes
+	hasGroup
+	hasDeduplication
+	hasSequenceNumber
+	hasSource
+)
+
+// Lengths of the fields a version 2 record may hold raw, as text.
+const (
+	md5TextLen    = 32
+	senderTextLen = 12
+	// recordTextLen bounds the text of one record's raw fields.
+	recordTextLen = uuidLen + md5TextLen + senderTextLen
+)
+
+// appendMessage renders a message as the beginning of a version 2 record,
+// which appendRecordState ends.
 func appendMessage(dst []byte, m *Message) []byte {
-	w := recordWriter{b: dst}
-	w.uint(recordVersion)
-	w.string(m.ID)
+	w := recordWriter{b: append(dst, recordVersion, 0)}
+	at := len(w.b) - 1 // where the flags go
+	var flags byte
+	var raw [16]byte
+	if parseUUID(&raw, m.ID) {
+		flags |= rawID
+		w.b = append(w.b, raw[:]...)
+	} else {
+		w.string(m.ID)
+	}
+	if parseHex(&raw, m.MD5OfBody) {
+		flags |= rawMD5
+		w.b = append(w.b, raw[:]...)
+	} else {
+		w.string(m.MD5OfBody)
+	}
 	w.string(m.Body)
-	w.string(m.MD5OfBody)
 	writeAttributes(&w, m.Attributes)
-	writeAttributes(&w, m.SystemAttributes)
-	w.string(m.SenderID)
-	w.string(m.GroupID)
-	w.string(m.DeduplicationID)
-	w.string(m.SequenceNumber)
-	w.int(m.SentAt.UnixNano())
-	w.string(m.DeadLetterSourceArn)
-	return w.b
-}
-
-// A message's state has a record of its own only once it is not the state
-// the message was sent in: a message sent to a store file that has never
-// been received needs one record, not two, and the file and its loading
-// are the smaller for it. Its message record then ends with what its
-// state record would hold: the delay it was sent with (0 for none) and
-// when it expires, both from SentAt. Records without that ending, those
-// of a store in memory or written before it, have a state record beside
-// them instead.
-
-// sentState reports whether m is in the state a message is sent in, which
-// appendSentState can write at the end of rec's record.
-func sentState(m *message, rec *Message) bool {
-	sent := m.state == stateReady && m.visibleAt == 0 || m.state == stateDelayed && m.visibleAt > m.sentAt
-	return sent && m.receiveCount == 0 && m.receivedAt == 0 && m.firstReceiveAt == 0 &&
-		m.token == [tokenLen]byte{} && m.sentAt == rec.SentAt.UnixNano()
-}
-
-// appendSentState ends a message record with m's state, which sentState
-// accepts.
-func appendSentState(dst []byte, m *message) []byte {
-	w := recordWriter{b: dst}
-	var delay int64
-	if m.state == stateDelayed {
-		delay = m.visibleAt - m.sentAt
+	if len(m.SystemAttributes) > 0 {
+		flags |= hasSystemAttributes
+		writeAttributes(&w, m.SystemAttributes)
 	}
-	w.int(delay)
-	w.int(m.expireAt - m.sentAt)
+	if n, ok := parseDigits(m.SenderID); ok {
+		flags |= numericSender
+		w.uint(n)
+	} else {
+		w.string(m.SenderID)
+	}
+	for _, f := range [...]struct {
+		flag byte
+		v    string
+	}{{hasGroup, m.GroupID}, {hasDeduplication, m.DeduplicationID}, {hasSequenceNumber, m.SequenceNumber}, {hasSource, m.DeadLetterSourceArn}} {
+		if f.v != "" {
+			flags |= f.flag
+			w.string(f.v)
+		}
+	}
+	w.b[at] = flags
 	return w.b
 }
 
-func decodeMessage(s string) (Message, error) {
+// parseHex decodes s, 32 lowercase hex digits, into dst, and reports
+// whether s was such digits.
+func parseHex(dst *[16]byte, s string) bool {
+	if len(s) != 2*len(dst) {
+		return false
+	}
+	return hex8(dst[0:4], le64(s[0:])) && hex8(dst[4:8], le64(s[8:])) &&
+		hex8(dst[8:12], le64(s[16:])) && hex8(dst[12:16], le64(s[24:]))
+}
+
+// parseUUID decodes s into dst when it is a UUID in the form putID
+// writes: 8-4-4-4-12 lowercase hex digits.
+func parseUUID(dst *[16]byte, s string) bool {
+	if len(s) != uuidLen || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return false
+	}
+	return hex8(dst[0:4], le64(s[0:])) && hex8(dst[4:8], uint64(le32(s[9:]))|uint64(le32(s[14:]))<<32) &&
+		hex8(dst[8:12], uint64(le32(s[19:]))|uint64(le32(s[24:]))<<32) && hex8(dst[12:16], le64(s[28:]))
+}
+
+// Bytes of a word, for hex8 and hexWord.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// hex8 decodes x, 8 lowercase hex digits read little-endian, into dst's 4
+// bytes, a byte of the word at a time, and reports whether they were such
+// digits.
+func hex8(dst []byte, x uint64) bool {
+	// With no byte's high bit set, adding 0x80-c to each byte sets its
+	// high bit just when the byte is at least c, with no carry between
+	// bytes.
+	digit := (x + ones*(0x80-'0')) &^ (x + ones*(0x80-'9'-1))
+	lower := (x + ones*(0x80-'a')) &^ (x + ones*(0x80-'f'-1))
+	if x&highs != 0 || (digit|lower)&highs != highs {
+		return false
+	}
+	// A digit's value is its low 4 bits, a letter's those plus 9: letters
+	// alone have bit 6 set.
+	n := x&(ones*0xf) + (x>>6&ones)*9
+	// Pack each pair of nibbles into a byte, then the bytes together.
+	n = (n<<4 | n>>8) & 0x00ff00ff00ff00ff
+	n = (n | n>>8) & 0x0000ffff0000ffff
+	n = n | n>>16
+	binary.LittleEndian.PutUint32(dst, uint32(n))
+	return true
+}
+
+// hexWord renders 4 bytes, x little-endian, as 8 lowercase hex digits,
+// little-endian.
+func hexWord(x uint32) uint64 {
+	// Spread the bytes to every other byte, then each nibble to a byte of
+	// its own, the high one first.
+	v := uint64(x)
+	v = (v | v<<16) & 0x0000ffff0000ffff
+	v = (v | v<<8) & 0x00ff00ff00ff00ff
+	n := v>>4&(ones*0xf) | (v&(ones*0xf))<<8
+	// Past 9, a nibble's digit is a letter: 39 further on than '0'+n.
+	return n + ones*'0' + (n+ones*6)>>4&ones*('a'-'0'-10)
+}
+
+// le32 reads a little-endian uint32 from the start of s.
+func le32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+// parseDigits reads s when it is senderTextLen decimal digits.
+func parseDigits(s string) (uint64, bool) {
+	if len(s) != senderTextLen {
+		return 0, false
+	}
+	var n uint64
+	for i := range len(s) {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
+}
+
+// appendHex16 renders 16 raw bytes as lowercase hex digits.
+func appendHex16(dst []byte, b string) []byte {
+	var t [32]byte
+	for i := range 4 {
+		binary.LittleEndian.PutUint64(t[8*i:], hexWord(le32(b[4*i:])))
+	}
+	return append(dst, t[:]...)
+}
+
+// appendUUID renders a raw UUID of 16 bytes as putID writes it.
+func appendUUID(dst []byte, b string) []byte {
+	var t [uuidLen]byte
+	w1, w2 := hexWord(le32(b[4:])), hexWord(le32(b[8:]))
+	binary.LittleEndian.PutUint64(t[0:], hexWord(le32(b[0:])))
+	binary.LittleEndian.PutUint32(t[9:], uint32(w1))
+	binary.LittleEndian.PutUint32(t[14:], uint32(w1>>32))
+	binary.LittleEndian.PutUint32(t[19:], uint32(w2))
+	binary.LittleEndian.PutUint32(t[24:], uint32(w2>>32))
+	binary.LittleEndian.PutUint64(t[28:], hexWord(le32(b[12:])))
+	t[8], t[13], t[18], t[23] = '-', '-', '-', '-'
+	return append(dst, t[:]...)
+}
+
+// appendDigits renders n, below 10^12, as senderTextLen decimal digits.
+func appendDigits(dst []byte, n uint64) []byte {
+	var b [senderTextLen]byte
+	for i := senderTextLen - 2; i >= 0; i -= 2 {
+		pair := n % 100
+		n /= 100
+		b[i], b[i+1] = byte('0'+pair/10), byte('0'+pair%10)
+	}
+	return append(dst, b[:]...)
+}
+
+// appendRecordState ends a version 2 record with m's state section, empty
+// unless durable, and the section's length. The section is fixed fields,
+// which cost next to nothing to write and read: the state and three
+// instants, then, once the message has been received, the receive's
+// instants, the count and the delivery's token.
+func appendRecordState(dst []byte, m *message, durable bool) []byte {
+	start := len(dst)
+	if durable {
+		dst = append(dst, m.state)
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(m.sentAt))
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(m.visibleAt))
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(m.expireAt))
+		if m.receiveCount != 0 || m.receivedAt != 0 || m.firstReceiveAt != 0 || m.token != [tokenLen]byte{} {
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(m.receivedAt))
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(m.firstReceiveAt))
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(m.receiveCount))
+			dst = append(dst, m.token[:]...)
+		}
+	}
+	return append(dst, byte(len(dst)-start))
+}
+
+// The lengths of a state section: of a message never received, and of one
+// received.
+const (
+	sentStateLen     = 1 + 3*8
+	receivedStateLen = sentStateLen + 2*8 + 4 + tokenLen
+)
+
+// decodeRecordState reads the state section s, which appendRecordState
+// wrote, into m.
+func decodeRecordState(s string, m *message) error {
+	if len(s) != sentStateLen && len(s) != receivedStateLen || s[0] > stateInFlight {
+		return errCorruptRecord
+	}
+	m.state = s[0]
+	m.sentAt, m.visibleAt, m.expireAt = int64(le64(s[1:])), int64(le64(s[9:])), int64(le64(s[17:]))
+	if len(s) == receivedStateLen {
+		m.receivedAt, m.firstReceiveAt = int64(le64(s[25:])), int64(le64(s[33:]))
+		m.receiveCount = int32(le32(s[41:]))
+		copy(m.token[:], s[45:])
+	}
+	return nil
+}
+
+// le64 reads a little-endian uint64 from the start of s, in one load.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// messageEnd is where a version 2 record's message ends and its state
+// section begins.
+func messageEnd(s string) (int, bool) {
+	if len(s) < 2 || s[0] != recordVersion {
+		return 0, false
+	}
+	end := len(s) - 1 - int(s[len(s)-1])
+	return end, end > 0
+}
+
+// rawText is what a version 2 record holds of a message in a raw form,
+// which a delivery renders as text: the raw id and MD5, "" when the
+// record holds them as text, and the sender's number.
+type rawText struct {
+	id, md5       string
+	sender        uint64
+	numericSender bool
+	spans         [3][2]int // where appendTo put each field's text
+}
+
+// appendTo renders the fields to text, noting where. A sender that prev,
+// rendered to the same text, shares is not rendered again: the messages
+// of a batch most often have one.
+func (t *rawText) appendTo(text []byte, prev *rawText) []byte {
+	if t.id != "" {
+		t.spans[0][0] = len(text)
+		text = appendUUID(text, t.id)
+		t.spans[0][1] = len(text)
+	}
+	if t.md5 != "" {
+		t.spans[1][0] = len(text)
+		text = appendHex16(text, t.md5)
+		t.spans[1][1] = len(text)
+	}
+	if t.numericSender {
+		if prev != nil && prev.numericSender && prev.sender == t.sender {
+			t.spans[2] = prev.spans[2]
+		} else {
+			t.spans[2][0] = len(text)
+			text = appendDigits(text, t.sender)
+			t.spans[2][1] = len(text)
+		}
+	}
+	return text
+}
+
+// fill gives rec the fields' text, from whole, the text appendTo appended
+// to.
+func (t *rawText) fill(rec *Message, whole string) {
+	if sp := t.spans[0]; sp[1] > 0 {
+		rec.ID = whole[sp[0]:sp[1]]
+	}
+	if sp := t.spans[1]; sp[1] > 0 {
+		rec.MD5OfBody = whole[sp[0]:sp[1]]
+	}
+	if sp := t.spans[2]; sp[1] > 0 {
+		rec.SenderID = whole[sp[0]:sp[1]]
+	}
+}
+
+// decodeMessage reads m's record.
+func decodeMessage(m *message) (Message, error) {
 	var room []MessageAttribute
-	return decodeMessageIn(s, &room, 1)
+	var rec Message
+	var raw rawText
+	err := decodeMessageIn(m, &rec, &raw, &room, 1)
+	raw.fill(&rec, string(raw.appendTo(nil, nil)))
+	return rec, err
 }
 
-// decodeMessageIn is decodeMessage with the attributes in room, as
-// readAttributes takes them, so that the messages of one receive share
-// one allocation for them.
-func decodeMessageIn(s string, room *[]MessageAttribute, batch int) (Message, error) {
-	r := recordReader{s: s}
-	var m Message
-	if r.uint() != recordVersion {
-		return m, errCorruptRecord
+// decodeMessageIn is decodeMessage into rec, which must be zero, with the
+// attributes in room, as readAttributes takes them, so that the messages
+// of one receive share one allocation for them; the fields the record
+// holds raw go to raw, for the caller to render, so that a receive renders
+// them all to one text.
+func decodeMessageIn(m *message, rec *Message, raw *rawText, room *[]MessageAttribute, batch int) error {
+	r := recordReader{s: m.rec}
+	version := r.uint()
+	if version == recordVersionSeparate {
+		decodeMessageV1(&r, rec, room, batch)
+		return r.err
 	}
-	m.ID = r.string()
-	m.Body = r.string()
-	m.MD5OfBody = r.string()
-	m.Attributes = readAttributes(&r, room, batch)
-	m.SystemAttributes = readAttributes(&r, room, batch)
-	m.SenderID = r.string()
-	m.GroupID = r.string()
-	m.DeduplicationID = r.string()
-	m.SequenceNumber = r.string()
-	m.SentAt = time.Unix(0, r.int())
-	m.DeadLetterSourceArn = r.string()
-	return m, r.err
+	if version != recordVersion || r.s == "" {
+		return errCorruptRecord
+	}
+	flags := r.s[0]
+	r.s = r.s[1:]
+	if flags&rawID != 0 {
+		raw.id = r.raw(16)
+	} else {
+		rec.ID = r.string()
+	}
+	if flags&rawMD5 != 0 {
+		raw.md5 = r.raw(16)
+	} else {
+		rec.MD5OfBody = r.string()
+	}
+	rec.Body = r.string()
+	rec.Attributes = readAttributes(&r, version, room, batch)
+	if flags&hasSystemAttributes != 0 {
+		rec.SystemAttributes = readAttributes(&r, version, room, batch)
+	}
+	if flags&numericSender != 0 {
+		raw.sender, raw.numericSender = r.uint(), r.err == nil
+	} else {
+		rec.SenderID = r.string()
+	}
+	rec.GroupID = r.optional(flags, hasGroup)
+	rec.DeduplicationID = r.optional(flags, hasDeduplication)
+	rec.SequenceNumber = r.optional(flags, hasSequenceNumber)
+	rec.DeadLetterSourceArn = r.optional(flags, hasSource)
+	rec.SentAt = time.Unix(0, m.sentAt)
+	return r.err
 }
 
-func skipAttributes(r *recordReader) {
+// decodeMessageV1 reads the rest of a version 1 record into rec.
+func decodeMessageV1(r *recordReader, rec *Message, room *[]MessageAttribute, batch int) {
+	rec.ID = r.string()
+	rec.Body = r.string()
+	rec.MD5OfBody = r.string()
+	rec.Attributes = readAttributes(r, recordVersionSeparate, room, batch)
+	rec.SystemAttributes = readAttributes(r, recordVersionSeparate, room, batch)
+	rec.SenderID = r.string()
+	rec.GroupID = r.string()
+	rec.DeduplicationID = r.string()
+	rec.SequenceNumber = r.string()
+	rec.SentAt = time.Unix(0, r.int())
+	rec.DeadLetterSourceArn = r.string()
+}
+
+// raw reads n bytes.
+func (r *recordReader) raw(n int) string {
+	if len(r.s) < n {
+		r.err = errCorruptRecord
+		return ""
+	}
+	v := r.s[:n]
+	r.s = r.s[n:]
+	return v
+}
+
+// optional reads a string a version 2 record holds when flags has flag.
+func (r *recordReader) optional(flags, flag byte) string {
+	if flags&flag == 0 {
+		return ""
+	}
+	return r.string()
+}
+
+func skipAttributes(r *recordReader, version uint64) {
 	n := r.uint()
 	if r.err != nil || n > uint64(len(r.s)) {
 		r.err = errCorruptRecord
 		return
 	}
-	for range 4 * n {
+	for range n {
+		r.string()
+		r.dataType(version)
+		r.string()
 		r.string()
 	}
 }
 
-// decodeIndex reads what loading a message needs of its record, without
-// copying any of it: its group id and, when the record ends with its sent
-// state, that state into m. sent reports whether it did.
-func decodeIndex(s string, m *message) (group string, sent bool, err error) {
+// recordHasID reports whether the record s is of the message id.
+func recordHasID(s, id string) bool {
 	r := recordReader{s: s}
-	if r.uint() != recordVersion {
-		return "", false, errCorruptRecord
+	switch r.uint() {
+	case recordVersionSeparate:
+		return r.string() == id
+	case recordVersion:
+		if r.s == "" {
+			return false
+		}
+		flags := r.s[0]
+		r.s = r.s[1:]
+		if flags&rawID == 0 {
+			return r.string() == id
+		}
+		var raw [16]byte
+		return parseUUID(&raw, id) && r.raw(16) == string(raw[:])
 	}
+	return false
+}
+
+// decodeIndex reads what loading a message needs of its record, without
+// copying any of it: its group id and, when the record holds a state of
+// the message, that state into m; has reports whether it did. A version 2
+// record of a file store holds the current state, and current reports so;
+// a version 1 record may end with the state the message was sent in, which
+// its state record, if it has one, replaces.
+func decodeIndex(s string, m *message) (group string, has, current bool, err error) {
+	r := recordReader{s: s}
+	version := r.uint()
+	if version == recordVersionSeparate {
+		return decodeIndexV1(&r, m)
+	}
+	if version != recordVersion || r.s == "" {
+		return "", false, false, errCorruptRecord
+	}
+	flags := r.s[0]
+	r.s = r.s[1:]
+	for _, raw := range [...]byte{rawID, rawMD5} {
+		if flags&raw != 0 {
+			r.raw(16)
+		} else {
+			r.string()
+		}
+	}
+	r.string() // Body
+	skipAttributes(&r, version)
+	if flags&hasSystemAttributes != 0 {
+		skipAttributes(&r, version)
+	}
+	if flags&numericSender != 0 {
+		r.uint()
+	} else {
+		r.string()
+	}
+	group = r.optional(flags, hasGroup)
+	r.optional(flags, hasDeduplication)
+	r.optional(flags, hasSequenceNumber)
+	r.optional(flags, hasSource)
+	if r.err != nil || r.s == "" || int(r.s[len(r.s)-1]) != len(r.s)-1 {
+		return "", false, false, errCorruptRecord
+	}
+	if len(r.s) == 1 {
+		return group, false, false, nil // written in memory
+	}
+	if err := decodeRecordState(r.s[:len(r.s)-1], m); err != nil {
+		return "", false, false, err
+	}
+	return group, true, true, nil
+}
+
+// decodeIndexV1 is decodeIndex for the rest of a version 1 record.
+func decodeIndexV1(r *recordReader, m *message) (group string, has, current bool, err error) {
 	r.string() // ID
 	r.string() // Body
 	r.string() // MD5OfBody
-	skipAttributes(&r)
-	skipAttributes(&r)
+	skipAttributes(r, recordVersionSeparate)
+	skipAttributes(r, recordVersionSeparate)
 	r.string() // SenderID
 	group = r.string()
 	r.string() // DeduplicationID
@@ -210,10 +639,10 @@ func decodeIndex(s string, m *message) (group string, sent bool, err error) {
 	sentAt := r.int()
 	r.string() // DeadLetterSourceArn
 	if r.err != nil {
-		return "", false, r.err
+		return "", false, false, r.err
 	}
 	if r.s == "" {
-		return group, false, nil
+		return group, false, false, nil
 	}
 	m.sentAt = sentAt
 	if delay := r.int(); delay > 0 {
@@ -225,28 +654,13 @@ func decodeIndex(s string, m *message) (group string, sent bool, err error) {
 	if r.err == nil && r.s != "" {
 		r.err = errCorruptRecord
 	}
-	return group, r.err == nil, r.err
+	return group, r.err == nil, false, r.err
 }
 
-// appendState renders the mutable part of a message: what a receive, a
-// visibility change or a lease's end changes.
-func appendState(dst []byte, m *message) []byte {
-	w := recordWriter{b: dst}
-	w.uint(recordVersion)
-	w.uint(uint64(m.state))
-	w.int(m.sentAt)
-	w.int(m.visibleAt)
-	w.int(m.expireAt)
-	w.int(m.receivedAt)
-	w.int(m.firstReceiveAt)
-	w.uint(uint64(m.receiveCount))
-	w.bytes(m.token[:])
-	return w.b
-}
-
+// decodeState reads a state record, which stores of formats 1 and 2 have.
 func decodeState(s string, m *message) error {
 	r := recordReader{s: s}
-	if r.uint() != recordVersion {
+	if r.uint() != recordVersionSeparate {
 		return errCorruptRecord
 	}
 	m.state = uint8(r.uint())

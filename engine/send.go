@@ -12,10 +12,10 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	results := make([]SendResult, len(msgs))
 	a := q.Attributes()
 	type pending struct {
-		i         int
-		rec       Message
-		m         *message
-		withState bool // m.rec ends with m's state
+		i   int
+		rec Message
+		m   *message
+		key string // m's record's
 	}
 	batch := make([]pending, 0, len(msgs))
 	// The batch's bodies are copied, for their MD5, to one buffer in turn;
@@ -97,13 +97,13 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 			p.m.visibleAt = now.UnixNano() + int64(delay)*1e9
 		}
 		p.rec.SentAt = now
-		p.withState = q.e.store.encodeMessage(p.m, &p.rec, &q.scratch)
+		p.key = q.e.store.encodeMessage(q.keyspace, p.m, &p.rec, &q.scratch)
 		stored = append(stored, *p)
 	}
 	batch = stored
 	err := q.e.store.update(func(tx recordTx) error {
 		for _, p := range batch {
-			if err := q.e.store.putMessageTx(tx, q.keyspace, p.m, p.withState, &q.scratch); err != nil {
+			if err := q.e.store.putMessageTx(tx, p.key, p.m); err != nil {
 				return err
 			}
 		}

@@ -130,7 +130,7 @@ func (q *Queue) state() (QueueState, error) {
 		qs.Subscription = &sub
 	}
 	for _, m := range q.msgs.ordered() {
-		rec, err := decodeMessage(m.rec)
+		rec, err := decodeMessage(m)
 		if err != nil {
 			q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
 			continue
@@ -435,7 +435,7 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 			m.group = q.groupLocked(rec.GroupID)
 		}
 		var scratch []byte
-		q.e.store.encodeMessage(m, &rec, &scratch)
+		q.e.store.encodeMessage(q.keyspace, m, &rec, &scratch)
 		out = append(out, m)
 	}
 	return out, nil
@@ -621,8 +621,7 @@ func (e *Engine) writeWorldTx(tx recordTx, w *world, lastNum uint64) error {
 			return err
 		}
 		for _, m := range w.records[i] {
-			_, withState, bad := decodeIndex(m.rec, &message{})
-			if err := e.store.putMessageTx(tx, q.keyspace, m, bad == nil && withState, &q.scratch); err != nil {
+			if err := e.store.putMessageTx(tx, messageKey(q.keyspace, m.seq), m); err != nil {
 				return err
 			}
 		}

@@ -38,11 +38,11 @@ func (p FsyncPolicy) String() string {
 
 // store is the durable record of queues and messages, over records: a
 // buntdb file (storefile.go) or, with no file, a small map (storemem.go). A
-// message has an immutable record, which its index entry holds too, and,
-// once its state is not the one it was sent in, a state record (see
-// sentState); both exist only to bring messages back after a restart, so a
-// store in memory, which has no restart, writes neither: its map holds only
-// queues, counters, keys and move tasks.
+// message has one record, which its index entry holds too: the message and,
+// in a file store, its current state (see recordVersion). The record is
+// stored only to bring messages back after a restart, so a store in memory,
+// which has no restart, writes none: its map holds only queues, counters,
+// keys and move tasks.
 type store struct {
 	kv      records
 	durable bool // backed by a file
@@ -254,49 +254,66 @@ func (s *store) deleteQueue(ns Namespace, name, id, keyspace string) error {
 	})
 }
 
-// encodeMessage makes rec m's immutable record, which m keeps. In a file
-// store, the record of a message in the state it was sent in ends with that
-// state, so that the message needs no state record until it changes;
-// withState reports whether it does, for putMessageTx.
-func (s *store) encodeMessage(m *message, rec *Message, scratch *[]byte) (withState bool) {
-	*scratch = appendMessage((*scratch)[:0], rec)
-	withState = s.durable && sentState(m, rec)
-	if withState {
-		*scratch = appendSentState(*scratch, m)
+// encodeMessage makes rec m's record, which m keeps: in a file store, it
+// ends with m's state, and the record's key in keyspace, which encodeMessage
+// returns for putMessageTx, shares its allocation, since the store keeps
+// both for as long as the record lives.
+func (s *store) encodeMessage(keyspace string, m *message, rec *Message, scratch *[]byte) (key string) {
+	b := appendRecordState(appendMessage((*scratch)[:0], rec), m, s.durable)
+	n := len(b)
+	if s.durable {
+		b = appendRecordKey(b, messagePrefix, keyspace, m.seq)
 	}
-	m.rec = string(*scratch)
-	return withState
+	*scratch = b
+	kv := string(b)
+	m.rec = kv[:n]
+	return kv[n:]
 }
 
-// putMessageTx stores a new message's records, when there is a restart to
-// survive. The store keeps m.rec itself, not a copy; a state record is
-// written only when m.rec does not end with the state: withState is what
-// encodeMessage returned.
-func (s *store) putMessageTx(tx recordTx, keyspace string, m *message, withState bool, scratch *[]byte) error {
+// putMessageTx stores a new message's record under key, when there is a
+// restart to survive. The store keeps m.rec itself, not a copy.
+func (s *store) putMessageTx(tx recordTx, key string, m *message) error {
 	if !s.durable {
 		return nil
 	}
-	if err := tx.set(messageKey(keyspace, m.seq), m.rec); err != nil {
-		return err
-	}
-	if withState {
-		return nil
-	}
-	return s.putStateTx(tx, keyspace, m, scratch)
+	return tx.set(key, m.rec)
 }
 
-// putStateTx records a message's state, when there is a restart to survive.
-// The key and the value share one allocation.
-func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]byte) error {
+// putStateTx records a message's state, when there is a restart to
+// survive, by rewriting its record with m's state at its end. It returns
+// the new record, for m.rec once the transaction is done, or m.rec as it
+// is in memory. The record and its key share one allocation: the store
+// keeps both for as long as the record lives. A record of a store of
+// format 1 or 2 is rewritten in format 3's form, and its state record
+// goes.
+func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]byte) (string, error) {
 	if !s.durable {
-		return nil
+		return m.rec, nil
 	}
-	*scratch = appendRecordKey((*scratch)[:0], statePrefix, keyspace, m.seq)
-	n := len(*scratch)
-	*scratch = appendState(*scratch, m)
-	kv := string(*scratch)
-	return tx.set(kv[:n], kv[n:])
+	b := (*scratch)[:0]
+	if end, ok := messageEnd(m.rec); ok {
+		b = append(b, m.rec[:end]...)
+	} else {
+		rec, err := decodeMessage(m)
+		if err != nil {
+			return "", err
+		}
+		b = appendMessage(b, &rec)
+		if _, _, err := tx.delete(stateKey(keyspace, m.seq)); err != nil {
+			return "", err
+		}
+	}
+	b = appendRecordState(b, m, true)
+	n := len(b)
+	b = appendRecordKey(b, messagePrefix, keyspace, m.seq)
+	*scratch = b
+	kv := string(b)
+	return kv[:n], tx.set(kv[n:], kv[:n])
 }
+
+// separate reports whether m's record is of a store of format 1 or 2,
+// where its state may have a record of its own.
+func separate(m *message) bool { return m.rec != "" && m.rec[0] == recordVersionSeparate }
 
 // deleteBatchTx removes the records of msgs, whose keys share one
 // allocation: buntdb keeps a deleted key only until the commit.
@@ -304,23 +321,23 @@ func (s *store) deleteBatchTx(tx recordTx, keyspace string, msgs []*message) err
 	if !s.durable {
 		return nil
 	}
-	var room [maxBatchEntriesAnyProfile * 2 * 24]byte
-	var ends [maxBatchEntriesAnyProfile]int // where each message's keys end
+	var room [maxBatchEntriesAnyProfile * 24]byte
+	var ends [maxBatchEntriesAnyProfile]int // where each message's key ends
 	b, at := room[:0], ends[:0]
 	for _, m := range msgs {
 		b = appendRecordKey(b, messagePrefix, keyspace, m.seq)
-		b = appendRecordKey(b, statePrefix, keyspace, m.seq)
 		at = append(at, len(b))
 	}
 	keys := string(b)
 	start := 0
-	for _, end := range at {
-		mid := start + (end-start)/2 // the two keys have the same length
-		if _, _, err := tx.delete(keys[start:mid]); err != nil {
+	for i, end := range at {
+		if _, _, err := tx.delete(keys[start:end]); err != nil {
 			return err
 		}
-		if _, _, err := tx.delete(keys[mid:end]); err != nil {
-			return err
+		if separate(msgs[i]) {
+			if _, _, err := tx.delete(stateKey(keyspace, msgs[i].seq)); err != nil {
+				return err
+			}
 		}
 		start = end
 	}
@@ -328,14 +345,16 @@ func (s *store) deleteBatchTx(tx recordTx, keyspace string, msgs []*message) err
 }
 
 // deleteMessageTx removes a message's records.
-func (s *store) deleteMessageTx(tx recordTx, keyspace string, seq uint64) error {
+func (s *store) deleteMessageTx(tx recordTx, keyspace string, m *message) error {
 	if !s.durable {
 		return nil
 	}
-	message, state := recordKeys(keyspace, seq)
-	if _, _, err := tx.delete(message); err != nil {
+	if _, _, err := tx.delete(messageKey(keyspace, m.seq)); err != nil {
 		return err
 	}
-	_, _, err := tx.delete(state)
+	if !separate(m) {
+		return nil
+	}
+	_, _, err := tx.delete(stateKey(keyspace, m.seq))
 	return err
 }

@@ -15,13 +15,17 @@ import (
 // formatKey marks a buntdb file as a minisqs store; formatValue is the
 // store's format. The key sorts before every other key, so it is the first
 // record of a new store and of every rewrite of the file, since buntdb's
-// Shrink writes the keys in order. Format 2 lets a message record end with
-// the state the message was sent in, in place of a state record; a format
-// 1 store, whose messages all have state records, reads as it is and is
-// marked 2 when opened. A format this build does not know is refused.
+// Shrink writes the keys in order. In format 3, a message has one record,
+// which holds its current state (see recordVersion). Format 1 gave every
+// message a state record too; format 2 let a message record end with the
+// state the message was sent in, in place of a state record. A store of
+// either reads as it is and is marked 3 when opened, its records taking
+// format 3's form as their messages change (a build that knows only
+// formats 1 and 2 refuses it then). A format this build does not know is
+// refused.
 const (
 	formatKey   = "!minisqs"
-	formatValue = "2"
+	formatValue = "3"
 )
 
 // formatRecord is the format record as buntdb writes it.
@@ -231,18 +235,18 @@ func respNumber(b []byte, kind byte) (int, []byte, bool) {
 // markStore writes the format record into a store that lacks it: a new
 // store, where it is the first record, or one written before stores were
 // marked, where buntdb's next rewrite of the file puts it first. It marks a
-// format 1 store as 2, and refuses a format it does not know.
+// format 1 or 2 store as 3, and refuses a format it does not know.
 func markStore(db *buntdb.DB) error {
 	return db.Update(func(tx *buntdb.Tx) error {
 		v, err := tx.Get(formatKey)
 		switch {
-		case err == buntdb.ErrNotFound || err == nil && v == "1":
+		case err == buntdb.ErrNotFound || err == nil && (v == "1" || v == "2"):
 		case err != nil:
 			return err
 		case v == formatValue:
 			return nil
 		default:
-			return fmt.Errorf("its format is %.20q, which a newer minisqs wrote; this one reads formats 1 and %s", v, formatValue)
+			return fmt.Errorf("its format is %.20q, which a newer minisqs wrote; this one reads formats 1 to %s", v, formatValue)
 		}
 		_, _, err = tx.Set(formatKey, formatValue, nil)
 		return err

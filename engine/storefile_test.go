@@ -175,8 +175,8 @@ func TestOpenLocksStore(t *testing.T) {
 	openAt(t, path, clk)
 }
 
-// A format 1 store opens and is marked 2; a store of a format this build
-// does not know is refused and left as it was.
+// A format 1 or 2 store opens and is marked 3; a store of a format this
+// build does not know is refused and left as it was.
 func TestOpenStoreFormats(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, format string) string {
@@ -198,29 +198,39 @@ func TestOpenStoreFormats(t *testing.T) {
 		return path
 	}
 
-	old := write("old", "1")
-	e := openAt(t, old, NewManualClock(testStart))
-	err := e.store.kv.(*fileRecords).db.View(func(tx *buntdb.Tx) error {
-		v, err := tx.Get(formatKey)
-		if err == nil && v != formatValue {
-			t.Errorf("a format 1 store opened is marked %q, want %q", v, formatValue)
+	for _, format := range []string{"1", "2"} {
+		old := write("old"+format, format)
+		e := openAt(t, old, NewManualClock(testStart))
+		if v := storeFormat(t, e); v != "3" {
+			t.Errorf("a format %s store opened is marked %q, want 3", format, v)
 		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 
-	newer := write("newer", "3")
+	newer := write("newer", "4")
 	before, err := os.ReadFile(newer)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = Open(Options{Path: newer, Clock: NewManualClock(testStart)})
-	if err == nil || !strings.Contains(err.Error(), `format is "3"`) {
-		t.Errorf("opening a format 3 store: %v, want a refusal naming its format", err)
+	if err == nil || !strings.Contains(err.Error(), `format is "4"`) {
+		t.Errorf("opening a format 4 store: %v, want a refusal naming its format", err)
 	}
 	if after, _ := os.ReadFile(newer); !bytes.Equal(after, before) {
 		t.Errorf("the refused store changed:\n%q\nwas\n%q", after, before)
 	}
+}
+
+// storeFormat reads the format record of e's store.
+func storeFormat(t *testing.T, e *Engine) string {
+	t.Helper()
+	var v string
+	err := e.store.kv.(*fileRecords).db.View(func(tx *buntdb.Tx) error {
+		var err error
+		v, err = tx.Get(formatKey)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -133,7 +133,7 @@ func (q *Queue) bodyContainsLocked(text string) bool {
 		if m.state == stateDelayed {
 			continue
 		}
-		rec, err := decodeMessage(m.rec)
+		rec, err := decodeMessage(m)
 		if err == nil && strings.Contains(rec.Body, text) {
 			return true
 		}

@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"encoding/hex"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A version 2 record gives back its message and, in a file store, the
+// state it was written with, in each state a message can be in; a store in
+// memory writes no state.
+func TestRecordState(t *testing.T) {
+	sent := testStart.UnixNano()
+	rec := Message{
+		ID: "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c10", Body: "body", MD5OfBody: "841a2d689ad86bd1611447453c22c6fc",
+		Attributes: []MessageAttribute{{Name: "a", DataType: "Binary", BinaryValue: []byte{0, 1}}},
+		SenderID:   "000000000000", GroupID: "g", SequenceNumber: "7", DeadLetterSourceArn: "arn:aws:sqs:us-east-1:000000000000:src",
+	}
+	if got := len(appendMessage(nil, &rec)); got != 2+16+16+5+1+(2+1+1+3)+1+2+2+len(rec.DeadLetterSourceArn)+1 {
+		t.Errorf("the record of %+v takes %d bytes; its id, MD5 and sender are not raw", rec, got)
+	}
+	for name, m := range map[string]message{
+		"ready":     {sentAt: sent, expireAt: sent + int64(time.Hour)},
+		"delayed":   {sentAt: sent, state: stateDelayed, visibleAt: sent + 30e9, expireAt: sent + int64(time.Hour)},
+		"in flight": {sentAt: sent, state: stateInFlight, visibleAt: sent + 60e9, expireAt: sent + int64(time.Hour), receivedAt: sent + 30e9, firstReceiveAt: sent + 1, receiveCount: 3, token: [tokenLen]byte{1, 2, 3, tokenLen - 1: 0xff}},
+		"returned":  {sentAt: sent, expireAt: sent + int64(time.Hour), receivedAt: sent + 30e9, firstReceiveAt: sent + 30e9, receiveCount: 1},
+		"moved":     {sentAt: sent - int64(48*time.Hour), expireAt: sent + int64(time.Hour), receiveCount: 2, firstReceiveAt: sent - 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m.rec = string(appendRecordState(appendMessage(nil, &rec), &m, true))
+			var got message
+			if _, has, current, err := decodeIndex(m.rec, &got); err != nil || !has || !current {
+				t.Fatalf("decodeIndex: has %v, current %v, %v", has, current, err)
+			}
+			got.rec = m.rec
+			if got != m {
+				t.Errorf("state read back as\n %+v\nwant %+v", got, m)
+			}
+			want := rec
+			want.SentAt = time.Unix(0, m.sentAt)
+			if back, err := decodeMessage(&got); err != nil || !reflect.DeepEqual(back, want) {
+				t.Errorf("message read back as\n %+v, %v\nwant %+v", back, err, want)
+			}
+			end, ok := messageEnd(m.rec)
+			if !ok || end != len(appendMessage(nil, &rec)) {
+				t.Errorf("messageEnd = %d, %v", end, ok)
+			}
+
+			inMemory := string(appendRecordState(appendMessage(nil, &rec), &m, false))
+			if _, has, _, err := decodeIndex(inMemory, &message{}); err != nil || has {
+				t.Errorf("a record written in memory: has %v, %v; want no state", has, err)
+			}
+			// A state section cut short, or of a length it cannot have, is refused.
+			for _, bad := range []string{m.rec[:len(m.rec)-2] + m.rec[len(m.rec)-1:], m.rec[:len(m.rec)-1] + "\x05"} {
+				if _, _, _, err := decodeIndex(bad, &message{}); err == nil {
+					t.Errorf("decodeIndex(%q) succeeded", bad)
+				}
+			}
+		})
+	}
+}
+
+// Fields a version 2 record cannot hold raw, and those it holds only when
+// set, read back as they were written; an id is found in either form.
+func TestRecordMessageForms(t *testing.T) {
+	at := time.Unix(0, testStart.UnixNano())
+	for name, rec := range map[string]Message{
+		"raw":   {ID: "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c10", Body: "b", MD5OfBody: "841a2d689ad86bd1611447453c22c6fc", SenderID: "123456789012"},
+		"text":  {ID: "5F0C3A4E-8D0B-4C47-9A61-3B1F2D7E9C10", Body: "b", MD5OfBody: "841a2d689ad86bd1611447453c22c6fg", SenderID: "AIDAEXAMPLE"},
+		"short": {ID: "id-1", MD5OfBody: "841a", SenderID: "12345678901"},
+		"every field": {
+			ID: "0123abcd-0000-4000-8000-00000000ffff", Body: "body", MD5OfBody: "00000000000000000000000000000000",
+			Attributes: []MessageAttribute{
+				{Name: "s", DataType: "String", StringValue: "v"}, {Name: "n", DataType: "Number", StringValue: "1"},
+				{Name: "b", DataType: "Binary", BinaryValue: []byte{9}}, {Name: "c", DataType: "Number.float", StringValue: "1.5"},
+			},
+			SystemAttributes: []MessageAttribute{{Name: "AWSTraceHeader", DataType: "String", StringValue: "Root=1"}},
+			SenderID:         "000000000001", GroupID: "g", DeduplicationID: "d", SequenceNumber: "18", DeadLetterSourceArn: "arn",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec.SentAt = at
+			m := &message{sentAt: at.UnixNano()}
+			m.rec = string(appendRecordState(appendMessage(nil, &rec), m, false))
+			if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, rec) {
+				t.Errorf("read back as\n %+v, %v\nwant %+v", back, err, rec)
+			}
+			if group, _, _, err := decodeIndex(m.rec, &message{}); err != nil || group != rec.GroupID {
+				t.Errorf("decodeIndex: group %q, %v", group, err)
+			}
+			if !recordHasID(m.rec, rec.ID) || recordHasID(m.rec, rec.ID+"0") || recordHasID(m.rec, "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c11") {
+				t.Errorf("recordHasID does not tell %q from others", rec.ID)
+			}
+		})
+	}
+}
+
+// A receive renders every delivery's raw id, MD5 and sender to one text:
+// each delivery gets its own, whether or not the one before shares it.
+func TestReceiveRendersRawFields(t *testing.T) {
+	for _, path := range []string{"", filepath.Join(t.TempDir(), "db")} {
+		e, _ := newTestEngine(t, Options{Path: path, Fsync: FsyncNever})
+		q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+		senders := []string{"111111111111", "111111111111", "AIDAEXAMPLE", "222222222222", "111111111111", ""}
+		var msgs []NewMessage
+		for i, s := range senders {
+			msgs = append(msgs, NewMessage{Body: strings.Repeat("b", i+1), SenderID: s})
+		}
+		sent := send(t, q, msgs...)
+		got := recvNow(t, q, ReceiveOptions{MaxMessages: 10})
+		if len(got) != len(senders) {
+			t.Fatalf("received %d of %d", len(got), len(senders))
+		}
+		for i, d := range got {
+			want := senders[i]
+			if want == "" {
+				want = q.ns.Account
+			}
+			if d.ID != sent[i].MessageID || d.MD5OfBody != sent[i].MD5OfBody || d.SenderID != want {
+				t.Errorf("%q, delivery %d: id %s, MD5 %s, sender %q; want %s, %s, %q", path, i, d.ID, d.MD5OfBody, d.SenderID, sent[i].MessageID, sent[i].MD5OfBody, want)
+			}
+		}
+	}
+}
+
+// The word-at-a-time hex of ids and MD5s agrees with encoding/hex, and
+// takes lowercase hex digits alone: every byte value in every place.
+func TestRecordHex(t *testing.T) {
+	raw := make([]byte, 16)
+	for i := range raw {
+		raw[i] = byte(i*37 + 11)
+	}
+	for v := range 256 {
+		for at := range 16 {
+			b := slices.Clone(raw)
+			b[at] = byte(v)
+			want := hex.EncodeToString(b)
+			if got := string(appendHex16(nil, string(b))); got != want {
+				t.Fatalf("appendHex16(%x) = %s", b, got)
+			}
+			id := want[0:8] + "-" + want[8:12] + "-" + want[12:16] + "-" + want[16:20] + "-" + want[20:32]
+			if got := string(appendUUID(nil, string(b))); got != id {
+				t.Fatalf("appendUUID(%x) = %s, want %s", b, got, id)
+			}
+			var back [16]byte
+			if !parseHex(&back, want) || string(back[:]) != string(b) {
+				t.Fatalf("parseHex(%s) = %x", want, back)
+			}
+			if !parseUUID(&back, id) || string(back[:]) != string(b) {
+				t.Fatalf("parseUUID(%s) = %x", id, back)
+			}
+		}
+	}
+	valid := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+	md5 := hex.EncodeToString(raw)
+	id := string(appendUUID(nil, string(raw)))
+	var dst [16]byte
+	for c := range 256 {
+		for at := range len(md5) {
+			s := md5[:at] + string([]byte{byte(c)}) + md5[at+1:]
+			if got := parseHex(&dst, s); got != valid(byte(c)) {
+				t.Fatalf("parseHex(%q) = %v", s, got)
+			}
+		}
+		for at := range len(id) {
+			s := id[:at] + string([]byte{byte(c)}) + id[at+1:]
+			want := valid(byte(c))
+			if at == 8 || at == 13 || at == 18 || at == 23 {
+				want = c == '-'
+			}
+			if got := parseUUID(&dst, s); got != want {
+				t.Fatalf("parseUUID(%q) = %v", s, got)
+			}
+		}
+	}
+}
