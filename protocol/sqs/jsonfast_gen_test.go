@@ -19,8 +19,9 @@ var (
 // non-ASCII and invalid bytes, and now and then a body cut short or with a
 // byte changed.
 type jsonGen struct {
-	r *rand.Rand
-	b strings.Builder
+	r      *rand.Rand
+	b      strings.Builder
+	action string
 }
 
 func (g *jsonGen) n(k int) int { return g.r.IntN(k) }
@@ -214,7 +215,7 @@ func (g *jsonGen) object(names, kinds []string) {
 		g.key(names[f])
 		switch kinds[f] {
 		case "e":
-			g.entries(names)
+			g.entries()
 		default:
 			g.value(kinds[f])
 		}
@@ -237,15 +238,13 @@ var jsonGenEntries = map[string][2][]string{
 	"ChangeMessageVisibilityBatch": {changeEntryNames, {"s", "s", "i"}},
 }
 
-var jsonGenAction string
-
-func (g *jsonGen) entries([]string) {
+func (g *jsonGen) entries() {
 	g.ws()
 	if g.n(15) == 0 {
 		g.b.WriteString("null")
 		return
 	}
-	shape := jsonGenEntries[jsonGenAction]
+	shape := jsonGenEntries[g.action]
 	g.b.WriteByte('[')
 	for i := range g.n(4) {
 		if i > 0 {
@@ -262,7 +261,7 @@ func (g *jsonGen) entries([]string) {
 
 func (g *jsonGen) body(action string) string {
 	g.b.Reset()
-	jsonGenAction = action
+	g.action = action
 	if shape, ok := jsonGenShapes[action]; ok {
 		g.object(shape[0], shape[1])
 	} else {
