@@ -485,7 +485,9 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := a.newInput()
-	if len(bytes.TrimSpace(body)) > 0 && !decodeJSONFast(string(body), in, &buf.maps) {
+	// A body of nothing but JSON's white space is an empty input; Unicode's
+	// other white space is no JSON, and goes to encoding/json for its error.
+	if len(bytes.Trim(body, " \t\r\n")) > 0 && !decodeJSONFast(string(body), in, &buf.maps) {
 		in = a.newInput()
 		if err := json.Unmarshal(body, in); err != nil {
 			writeJSONError(w, engine.Errorf(errSerialization, "Could not read the request body: %v", err))

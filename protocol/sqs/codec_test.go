@@ -175,3 +175,26 @@ func FuzzSQSXMLRewrite(f *testing.F) {
 		}
 	})
 }
+
+// Only JSON's white space makes a body empty: a body of other white space
+// is not JSON, and gets the error encoding/json gives it.
+func TestJSONBodyOfOtherWhiteSpace(t *testing.T) {
+	s := fzService(t)
+	for _, body := range []string{"", " \t\r\n", "\f", "\v", "\u0085", "\u00a0", " \u00a0{}", "{}\f"} {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		r.Header.Set("X-Amz-Target", targetPrefix+"ListQueues")
+		r.Header.Set("Content-Type", jsonContentType)
+		w := httptest.NewRecorder()
+		s.ServeJSON(w, r)
+		want := http.StatusOK
+		if strings.Trim(body, " \t\r\n") != "" && body != "{}" {
+			want = http.StatusBadRequest
+		}
+		if w.Code != want {
+			t.Errorf("%q: status %d, want %d: %s", body, w.Code, want, w.Body)
+		}
+		if want != http.StatusOK && !strings.Contains(w.Body.String(), `"__type":"`+shapePrefix+`SerializationException"`) {
+			t.Errorf("%q: body %s, want a SerializationException", body, w.Body)
+		}
+	}
+}

@@ -18,9 +18,14 @@ var jsonFastActions = []string{
 	"ChangeMessageVisibility", "ChangeMessageVisibilityBatch",
 }
 
+// compareLent are the maps compareJSONDecoders lends, from one body to
+// the next as a pooled buffer lends them from one request to the next.
+var compareLent lentMaps
+
 // compareJSONDecoders decodes body into a fresh input of action with
 // decodeJSONFast and with encoding/json: whenever the fast decoder takes a
-// body, encoding/json must take it too, into an equal input. It reports
+// body, encoding/json must take it too, into an equal input, and the fast
+// decoder with maps lent takes it into an equal input too. It reports
 // whether the fast decoder took it.
 func compareJSONDecoders(t *testing.T, action, body string) bool {
 	t.Helper()
@@ -35,6 +40,15 @@ func compareJSONDecoders(t *testing.T, action, body string) bool {
 	case took && !reflect.DeepEqual(fast, std):
 		t.Fatalf("%s: %q decoded as\n%#v\nwhere encoding/json has\n%#v", action, body, fast, std)
 	}
+	lent := a.newInput()
+	tookLent := decodeJSONFast(body, lent, &compareLent)
+	switch {
+	case tookLent != took:
+		t.Fatalf("%s: %q taken %v with maps lent, %v without", action, body, tookLent, took)
+	case took && !reflect.DeepEqual(lent, std):
+		t.Fatalf("%s: %q decoded with maps lent as\n%#v\nwhere encoding/json has\n%#v", action, body, lent, std)
+	}
+	compareLent.release()
 	return took
 }
 
