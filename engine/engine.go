@@ -6,7 +6,6 @@ package engine
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -211,45 +210,32 @@ func (r *randomBuffer) Read(p []byte) (int, error) {
 
 // newID makes a random (version 4) UUID.
 func (e *Engine) newID() (string, error) {
-	var b [uuidLen]byte
-	if err := e.putID(b[:]); err != nil {
+	u, err := e.rawID()
+	if err != nil {
 		return "", err
 	}
-	return string(b[:]), nil
+	var b [uuidLen]byte
+	return string(appendUUID(b[:0], u[:])), nil
 }
 
 // uuidLen is the length of a UUID's text.
 const uuidLen = 36
 
-// putID writes a new random UUID's text to dst[:uuidLen], as newID
-// returns it.
-func (e *Engine) putID(dst []byte) error {
+// rawID makes a random (version 4) UUID, which appendUUID renders as
+// newID returns it.
+func (e *Engine) rawID() (uuid.UUID, error) {
+	r, ok := e.opts.Random.(*randomBuffer)
+	if !ok {
+		return uuid.NewRandomFromReader(e.opts.Random)
+	}
+	// Read directly, not through io.Reader, so that u stays on the stack.
 	var u uuid.UUID
-	var err error
-	if r, ok := e.opts.Random.(*randomBuffer); ok {
-		// Read directly, not through io.Reader, so that u stays on the stack.
-		_, err = r.Read(u[:])
-		u[6] = u[6]&0x0f | 0x40 // the version, as uuid.NewRandom sets it
-		u[8] = u[8]&0x3f | 0x80 // and the variant
-	} else {
-		u, err = uuid.NewRandomFromReader(e.opts.Random)
+	if _, err := r.Read(u[:]); err != nil {
+		return u, err
 	}
-	if err != nil {
-		return err
-	}
-	// uuid.UUID.String's form, 8-4-4-4-12 hex digits, without its
-	// allocation.
-	dst = dst[:uuidLen]
-	hex.Encode(dst[0:8], u[0:4])
-	dst[8] = '-'
-	hex.Encode(dst[9:13], u[4:6])
-	dst[13] = '-'
-	hex.Encode(dst[14:18], u[6:8])
-	dst[18] = '-'
-	hex.Encode(dst[19:23], u[8:10])
-	dst[23] = '-'
-	hex.Encode(dst[24:], u[10:])
-	return nil
+	u[6] = u[6]&0x0f | 0x40 // the version, as uuid.NewRandom sets it
+	u[8] = u[8]&0x3f | 0x80 // and the variant
+	return u, nil
 }
 
 func (e *Engine) load() error {

@@ -78,7 +78,7 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 			if rec.GroupID != "" {
 				m.group = q.groupLocked(rec.GroupID)
 			}
-			key := q.e.store.encodeMessage(q.keyspace, m, &rec, &q.scratch)
+			key := q.e.store.encodeMessage(q.keyspace, m, &rec, nil, &q.scratch)
 			if err := q.e.store.putMessageTx(tx, key, m); err != nil {
 				return err
 			}

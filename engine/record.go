@@ -177,22 +177,38 @@ const (
 	recordTextLen = uuidLen + md5TextLen + senderTextLen
 )
 
+// rawIDs are a message's id and body MD5 in the raw form a version 2
+// record holds them, where hasID and hasMD5 say they are.
+type rawIDs struct {
+	id, md5       [16]byte
+	hasID, hasMD5 bool
+}
+
 // appendMessage renders a message as the beginning of a version 2 record,
 // which appendRecordState ends.
-func appendMessage(dst []byte, m *Message) []byte {
+func appendMessage(dst []byte, m *Message) []byte { return appendMessageRaw(dst, m, nil) }
+
+// appendMessageRaw is appendMessage for a message whose id and MD5, where
+// raw has them, are raw's: m's text of those is not read. A new message's
+// are raw to begin with. A nil raw is what m's text parses to.
+func appendMessageRaw(dst []byte, m *Message, raw *rawIDs) []byte {
+	if raw == nil {
+		raw = &rawIDs{}
+		raw.hasID = parseUUID(&raw.id, m.ID)
+		raw.hasMD5 = parseHex(&raw.md5, m.MD5OfBody)
+	}
 	w := recordWriter{b: append(dst, recordVersion, 0)}
 	at := len(w.b) - 1 // where the flags go
 	var flags byte
-	var raw [16]byte
-	if parseUUID(&raw, m.ID) {
+	if raw.hasID {
 		flags |= rawID
-		w.b = append(w.b, raw[:]...)
+		w.b = append(w.b, raw.id[:]...)
 	} else {
 		w.string(m.ID)
 	}
-	if parseHex(&raw, m.MD5OfBody) {
+	if raw.hasMD5 {
 		flags |= rawMD5
-		w.b = append(w.b, raw[:]...)
+		w.b = append(w.b, raw.md5[:]...)
 	} else {
 		w.string(m.MD5OfBody)
 	}
@@ -283,8 +299,12 @@ func hexWord(x uint32) uint64 {
 	return n + ones*'0' + (n+ones*6)>>4&ones*('a'-'0'-10)
 }
 
+// rawBytes are the forms of raw fields: a record's text, or a new
+// message's bytes.
+type rawBytes interface{ ~string | ~[]byte }
+
 // le32 reads a little-endian uint32 from the start of s.
-func le32(s string) uint32 {
+func le32[B rawBytes](s B) uint32 {
 	_ = s[3]
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
@@ -306,7 +326,7 @@ func parseDigits(s string) (uint64, bool) {
 }
 
 // appendHex16 renders 16 raw bytes as lowercase hex digits.
-func appendHex16(dst []byte, b string) []byte {
+func appendHex16[B rawBytes](dst []byte, b B) []byte {
 	var t [32]byte
 	for i := range 4 {
 		binary.LittleEndian.PutUint64(t[8*i:], hexWord(le32(b[4*i:])))
@@ -315,7 +335,7 @@ func appendHex16(dst []byte, b string) []byte {
 }
 
 // appendUUID renders a raw UUID of 16 bytes as putID writes it.
-func appendUUID(dst []byte, b string) []byte {
+func appendUUID[B rawBytes](dst []byte, b B) []byte {
 	var t [uuidLen]byte
 	w1, w2 := hexWord(le32(b[4:])), hexWord(le32(b[8:]))
 	binary.LittleEndian.PutUint64(t[0:], hexWord(le32(b[0:])))

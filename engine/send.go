@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"crypto/md5"
-	"encoding/hex"
-)
+import "crypto/md5"
 
 // Send stores messages, each checked on its own: a bad message gets its
 // error in its result and does not fail the others. The results are in the
@@ -11,34 +8,33 @@ import (
 func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	results := make([]SendResult, len(msgs))
 	a := q.Attributes()
-	type pending struct {
-		i   int
-		rec Message
-		m   *message
-		key string // m's record's
-	}
 	batch := make([]pending, 0, len(msgs))
 	// The batch's bodies are copied, for their MD5, to one buffer in turn;
-	// their ids and MD5s share one string.
+	// their ids and MD5s, rendered from the raw ones the records hold,
+	// share one string.
 	var body []byte
-	var room [maxBatchEntriesAnyProfile * idTextLen]byte
-	ids := room[:]
-	if len(msgs) > maxBatchEntriesAnyProfile {
-		ids = make([]byte, len(msgs)*idTextLen)
-	}
 	for i := range msgs {
-		at := len(batch) * idTextLen
-		rec, m, err := q.prepare(&msgs[i], a, &body, ids[at:at+idTextLen])
-		if err != nil {
+		batch = batch[:len(batch)+1]
+		p := &batch[len(batch)-1]
+		if err := q.prepare(&msgs[i], a, &body, p); err != nil {
 			results[i].Err = err
+			batch = batch[:len(batch)-1]
 			continue
 		}
-		batch = append(batch, pending{i: i, rec: rec, m: m})
+		p.i = i
 	}
 	if len(batch) == 0 {
 		return results
 	}
-	text := string(ids[:len(batch)*idTextLen])
+	var room [maxBatchEntriesAnyProfile * idTextLen]byte
+	ids := room[:0]
+	if len(batch) > maxBatchEntriesAnyProfile {
+		ids = make([]byte, 0, len(batch)*idTextLen)
+	}
+	for k := range batch {
+		ids = appendHex16(appendUUID(ids, batch[k].raw.id[:]), batch[k].raw.md5[:])
+	}
+	text := string(ids)
 	for k := range batch {
 		at := k * idTextLen
 		batch[k].rec.ID = text[at : at+uuidLen]
@@ -48,8 +44,8 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.deleted {
-		for _, p := range batch {
-			results[p.i].Err = errNoQueue()
+		for k := range batch {
+			results[batch[k].i].Err = errNoQueue()
 		}
 		return results
 	}
@@ -96,22 +92,24 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 			p.m.state = stateDelayed
 			p.m.visibleAt = now.UnixNano() + int64(delay)*1e9
 		}
-		p.rec.SentAt = now
-		p.key = q.e.store.encodeMessage(q.keyspace, p.m, &p.rec, &q.scratch)
-		stored = append(stored, *p)
+		p.key = q.e.store.encodeMessage(q.keyspace, p.m, &p.rec, &p.raw, &q.scratch)
+		if n := len(stored); n != k {
+			batch[n] = *p // past a repeat
+		}
+		stored = batch[:len(stored)+1]
 	}
 	batch = stored
 	err := q.e.store.update(func(tx recordTx) error {
-		for _, p := range batch {
-			if err := q.e.store.putMessageTx(tx, p.key, p.m); err != nil {
+		for k := range batch {
+			if err := q.e.store.putMessageTx(tx, batch[k].key, batch[k].m); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		for _, p := range batch {
-			results[p.i].Err = err
+		for k := range batch {
+			results[batch[k].i].Err = err
 		}
 		return results
 	}
@@ -119,7 +117,8 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		q.dedup.add(key, first)
 		q.e.dueAt(first.expires)
 	}
-	for _, p := range batch {
+	for k := range batch {
+		p := &batch[k]
 		q.insertLocked(p.m)
 		q.countEnqueuedLocked(p.m)
 		results[p.i] = SendResult{MessageID: p.rec.ID, MD5OfBody: p.rec.MD5OfBody, SequenceNumber: p.rec.SequenceNumber}
@@ -127,34 +126,43 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	return results
 }
 
-// prepare validates one message against the queue's settings and builds its
-// record, without touching the queue, but for its ID and MD5OfBody: it
-// writes their text to ids, idTextLen bytes. body is scratch space.
-func (q *Queue) prepare(in *NewMessage, a QueueAttributes, body *[]byte, ids []byte) (Message, *message, error) {
+// pending is a message of a send on its way to the store.
+type pending struct {
+	i   int // in the send's messages
+	rec Message
+	raw rawIDs // rec's id and MD5, which rec does not have yet
+	m   *message
+	key string // m's record's
+}
+
+// prepare validates one message against the queue's settings and, unless
+// it fails, makes p its record, but for the text of its id and MD5, and
+// its index entry, without touching the queue. body is scratch space.
+func (q *Queue) prepare(in *NewMessage, a QueueAttributes, body *[]byte, p *pending) error {
 	if in.Body == "" {
-		return Message{}, nil, ErrMissing("MessageBody")
+		return ErrMissing("MessageBody")
 	}
 	if !validText(in.Body) {
-		return Message{}, nil, ErrInvalidBody()
+		return ErrInvalidBody()
 	}
 	if d := in.DelaySeconds; d != nil {
 		// SQS accepts 0 on a FIFO queue and ignores it, and the queue's delay
 		// applies: query-protocol SDKs such as aws-sdk-go v1 always send it.
 		if a.FifoQueue && *d != 0 {
-			return Message{}, nil, ErrInvalidParameter("DelaySeconds", *d, ReasonWrongQueueType)
+			return ErrInvalidParameter("DelaySeconds", *d, ReasonWrongQueueType)
 		}
 		if max := q.e.opts.Limits.MaxDelaySeconds; *d < 0 || *d > max {
-			return Message{}, nil, ErrParameterRange("DelaySeconds", *d, 0, max, false)
+			return ErrParameterRange("DelaySeconds", *d, 0, max, false)
 		}
 	}
 	if err := validateAttributes(in.Attributes); err != nil {
-		return Message{}, nil, err
+		return err
 	}
 	if err := validateSystemAttributes(in.SystemAttributes); err != nil {
-		return Message{}, nil, err
+		return err
 	}
 	if size := MessageSize(in); size > a.MaximumMessageSize {
-		return Message{}, nil, ErrTooLong(a.MaximumMessageSize, false)
+		return ErrTooLong(a.MaximumMessageSize, false)
 	}
 	// An id given as "" is a bad value, not a missing one, where SQS looks
 	// at it (LocalStack's validated test_send_message_to_standard_queue_
@@ -162,42 +170,42 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes, body *[]byte, ids []b
 	// test_message_deduplication_id_invalid[empty]).
 	switch {
 	case in.GroupIDGiven && in.GroupID == "" && !a.FifoQueue:
-		return Message{}, nil, checkFIFOID("MessageGroupId", "")
+		return checkFIFOID("MessageGroupId", "")
 	case in.DeduplicationIDGiven && in.DeduplicationID == "" && a.FifoQueue:
-		return Message{}, nil, checkFIFOID("MessageDeduplicationId", "")
+		return checkFIFOID("MessageDeduplicationId", "")
 	}
 	dedupID := in.DeduplicationID
 	switch {
 	case !a.FifoQueue && dedupID != "":
-		return Message{}, nil, ErrInvalidParameter("MessageDeduplicationId", dedupID, ReasonWrongQueueType)
+		return ErrInvalidParameter("MessageDeduplicationId", dedupID, ReasonWrongQueueType)
 	case a.FifoQueue && in.GroupID == "":
-		return Message{}, nil, ErrMissing("MessageGroupId")
+		return ErrMissing("MessageGroupId")
 	case a.FifoQueue && dedupID == "" && !a.ContentBasedDeduplication:
-		return Message{}, nil, ErrDeduplicationNeeded()
+		return ErrDeduplicationNeeded()
 	case a.FifoQueue && dedupID == "":
 		dedupID = contentDeduplicationID(in.Body)
 	}
 	if in.GroupID != "" {
 		if err := checkFIFOID("MessageGroupId", in.GroupID); err != nil {
-			return Message{}, nil, err
+			return err
 		}
 	}
 	if in.DeduplicationID != "" {
 		if err := checkFIFOID("MessageDeduplicationId", in.DeduplicationID); err != nil {
-			return Message{}, nil, err
+			return err
 		}
 	}
-	if err := q.e.putID(ids[:uuidLen]); err != nil {
-		return Message{}, nil, ErrInternalFailure("message id: " + err.Error())
+	id, err := q.e.rawID()
+	if err != nil {
+		return ErrInternalFailure("message id: " + err.Error())
 	}
 	*body = append((*body)[:0], in.Body...)
-	sum := md5.Sum(*body)
-	hex.Encode(ids[uuidLen:idTextLen], sum[:])
+	p.raw = rawIDs{id: id, md5: md5.Sum(*body), hasID: true, hasMD5: true}
 	sender := in.SenderID
 	if sender == "" {
 		sender = q.ns.Account
 	}
-	rec := Message{
+	p.rec = Message{
 		Body:             in.Body,
 		Attributes:       in.Attributes,
 		SystemAttributes: in.SystemAttributes,
@@ -205,7 +213,8 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes, body *[]byte, ids []b
 		GroupID:          in.GroupID,
 		DeduplicationID:  dedupID,
 	}
-	return rec, &message{}, nil
+	p.m = &message{}
+	return nil
 }
 
 // idTextLen is the length of a message's id and body MD5, as text.

@@ -435,7 +435,7 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 			m.group = q.groupLocked(rec.GroupID)
 		}
 		var scratch []byte
-		q.e.store.encodeMessage(q.keyspace, m, &rec, &scratch)
+		q.e.store.encodeMessage(q.keyspace, m, &rec, nil, &scratch)
 		out = append(out, m)
 	}
 	return out, nil

@@ -47,24 +47,55 @@ func validText(s string) bool {
 // Developer Guide).
 func validateAttributeName(name string) error {
 	bad := func(reason Reason) error { return ErrMessageAttribute(name, reason, "") }
-	if name == "" || utf8.RuneCountInString(name) > MaxAttributeNameLen {
+	// A name has no more runes than bytes.
+	if name == "" || len(name) > MaxAttributeNameLen && utf8.RuneCountInString(name) > MaxAttributeNameLen {
 		return bad(ReasonNameLength)
 	}
 	// SQS documents ASCII letters and digits but takes any letter or digit
 	// (it accepts "attr.1øßä" and refuses "§").
 	for _, c := range name {
-		if !(unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '-' || c == '.') {
+		if c < utf8.RuneSelf {
+			if !nameByte(byte(c)) {
+				return bad(ReasonCharacters)
+			}
+		} else if !unicode.IsLetter(c) && !unicode.IsDigit(c) {
 			return bad(ReasonCharacters)
 		}
 	}
-	lower := strings.ToLower(name)
-	if strings.HasPrefix(lower, "aws.") || strings.HasPrefix(lower, "amazon.") {
+	// The name in lower case would begin with a reserved prefix just when
+	// its first bytes do in ASCII's lower case: of the runes beyond ASCII,
+	// only U+0130 and U+212A lower to ASCII, to 'i' and 'k', which neither
+	// prefix has.
+	if hasPrefixFold(name, "aws.") || hasPrefixFold(name, "amazon.") {
 		return bad(ReasonNameReserved)
 	}
 	if name[0] == '.' || name[len(name)-1] == '.' || strings.Contains(name, "..") {
 		return bad(ReasonNamePeriods)
 	}
 	return nil
+}
+
+// nameByte reports whether c, an ASCII byte, may be in an attribute name.
+func nameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+// hasPrefixFold reports whether s begins with prefix, lowercase ASCII, in
+// ASCII's lower case.
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := range len(prefix) {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // validateAttributes checks message attributes.
@@ -107,12 +138,19 @@ func validateSystemAttributes(attrs []MessageAttribute) error {
 }
 
 func validateAttributeValue(a *MessageAttribute) error {
-	base, label, _ := strings.Cut(a.DataType, ".")
-	if a.DataType == "" {
-		return ErrMessageAttribute(a.Name, ReasonTypeMissing, "")
-	}
-	if len(a.DataType) > MaxAttributeNameLen || strings.Contains(a.DataType, ".") && label == "" || !validText(a.DataType) {
-		return ErrMessageAttribute(a.Name, ReasonTypeInvalid, a.DataType)
+	base := a.DataType
+	switch base {
+	case "String", "Number", "Binary":
+		// Most types are these, which pass the checks below.
+	default:
+		b, label, _ := strings.Cut(a.DataType, ".")
+		if a.DataType == "" {
+			return ErrMessageAttribute(a.Name, ReasonTypeMissing, "")
+		}
+		if len(a.DataType) > MaxAttributeNameLen || strings.Contains(a.DataType, ".") && label == "" || !validText(a.DataType) {
+			return ErrMessageAttribute(a.Name, ReasonTypeInvalid, a.DataType)
+		}
+		base = b
 	}
 	switch base {
 	case "String":
