@@ -210,8 +210,8 @@ func (r *randomBuffer) Read(p []byte) (int, error) {
 
 // newID makes a random (version 4) UUID.
 func (e *Engine) newID() (string, error) {
-	u, err := e.rawID()
-	if err != nil {
+	var u [16]byte
+	if err := e.putRawIDs(u[:]); err != nil {
 		return "", err
 	}
 	var b [uuidLen]byte
@@ -221,21 +221,31 @@ func (e *Engine) newID() (string, error) {
 // uuidLen is the length of a UUID's text.
 const uuidLen = 36
 
-// rawID makes a random (version 4) UUID, which appendUUID renders as
-// newID returns it.
-func (e *Engine) rawID() (uuid.UUID, error) {
+// putRawIDs fills b, whose length is a multiple of 16, with random
+// (version 4) UUIDs, raw, which appendUUID renders as newID returns them.
+// The randomness for all is read at once.
+func (e *Engine) putRawIDs(b []byte) error {
 	r, ok := e.opts.Random.(*randomBuffer)
-	if !ok {
-		return uuid.NewRandomFromReader(e.opts.Random)
+	if ok {
+		// Read directly, not through io.Reader, so that b stays on the
+		// caller's stack.
+		if _, err := r.Read(b); err != nil {
+			return err
+		}
 	}
-	// Read directly, not through io.Reader, so that u stays on the stack.
-	var u uuid.UUID
-	if _, err := r.Read(u[:]); err != nil {
-		return u, err
+	for i := 0; i+16 <= len(b); i += 16 {
+		u := b[i : i+16]
+		if !ok {
+			v, err := uuid.NewRandomFromReader(e.opts.Random)
+			if err != nil {
+				return err
+			}
+			copy(u, v[:])
+		}
+		u[6] = u[6]&0x0f | 0x40 // the version, as uuid.NewRandom sets it
+		u[8] = u[8]&0x3f | 0x80 // and the variant
 	}
-	u[6] = u[6]&0x0f | 0x40 // the version, as uuid.NewRandom sets it
-	u[8] = u[8]&0x3f | 0x80 // and the variant
-	return u, nil
+	return nil
 }
 
 func (e *Engine) load() error {

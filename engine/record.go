@@ -16,7 +16,13 @@ var errCorruptRecord = errors.New("corrupt record")
 // only the final string.
 type recordWriter struct{ b []byte }
 
-func (w *recordWriter) uint(v uint64)   { w.b = binary.AppendUvarint(w.b, v) }
+func (w *recordWriter) uint(v uint64) {
+	if v < 0x80 { // most lengths
+		w.b = append(w.b, byte(v))
+		return
+	}
+	w.b = binary.AppendUvarint(w.b, v)
+}
 func (w *recordWriter) int(v int64)     { w.b = binary.AppendVarint(w.b, v) }
 func (w *recordWriter) bytes(v []byte)  { w.uint(uint64(len(v))); w.b = append(w.b, v...) }
 func (w *recordWriter) string(v string) { w.uint(uint64(len(v))); w.b = append(w.b, v...) }
@@ -177,25 +183,36 @@ const (
 	recordTextLen = uuidLen + md5TextLen + senderTextLen
 )
 
-// rawIDs are a message's id and body MD5 in the raw form a version 2
-// record holds them, where hasID and hasMD5 say they are.
-type rawIDs struct {
-	id, md5       [16]byte
-	hasID, hasMD5 bool
+// rawFields are a message's id, body MD5 and sender in the raw form a
+// version 2 record holds them, where hasID, hasMD5 and numericSender say
+// they are.
+type rawFields struct {
+	id, md5                      [16]byte
+	sender                       uint64
+	hasID, hasMD5, numericSender bool
+}
+
+// parseRaw reads the raw form of m's fields.
+func parseRaw(m *Message) rawFields {
+	var raw rawFields
+	raw.hasID = parseUUID(&raw.id, m.ID)
+	raw.hasMD5 = parseHex(&raw.md5, m.MD5OfBody)
+	raw.sender, raw.numericSender = parseDigits(m.SenderID)
+	return raw
 }
 
 // appendMessage renders a message as the beginning of a version 2 record,
 // which appendRecordState ends.
 func appendMessage(dst []byte, m *Message) []byte { return appendMessageRaw(dst, m, nil) }
 
-// appendMessageRaw is appendMessage for a message whose id and MD5, where
-// raw has them, are raw's: m's text of those is not read. A new message's
-// are raw to begin with. A nil raw is what m's text parses to.
-func appendMessageRaw(dst []byte, m *Message, raw *rawIDs) []byte {
+// appendMessageRaw is appendMessage for a message whose id, MD5 and
+// sender, where raw has them, are raw's: m's text of those is not read.
+// A new message's id and MD5 are raw to begin with, and its sender most
+// often its batch's. A nil raw is parseRaw(m).
+func appendMessageRaw(dst []byte, m *Message, raw *rawFields) []byte {
 	if raw == nil {
-		raw = &rawIDs{}
-		raw.hasID = parseUUID(&raw.id, m.ID)
-		raw.hasMD5 = parseHex(&raw.md5, m.MD5OfBody)
+		r := parseRaw(m)
+		raw = &r
 	}
 	w := recordWriter{b: append(dst, recordVersion, 0)}
 	at := len(w.b) - 1 // where the flags go
@@ -218,23 +235,26 @@ func appendMessageRaw(dst []byte, m *Message, raw *rawIDs) []byte {
 		flags |= hasSystemAttributes
 		writeAttributes(&w, m.SystemAttributes)
 	}
-	if n, ok := parseDigits(m.SenderID); ok {
+	if raw.numericSender {
 		flags |= numericSender
-		w.uint(n)
+		w.uint(raw.sender)
 	} else {
 		w.string(m.SenderID)
 	}
-	for _, f := range [...]struct {
-		flag byte
-		v    string
-	}{{hasGroup, m.GroupID}, {hasDeduplication, m.DeduplicationID}, {hasSequenceNumber, m.SequenceNumber}, {hasSource, m.DeadLetterSourceArn}} {
-		if f.v != "" {
-			flags |= f.flag
-			w.string(f.v)
-		}
-	}
+	flags |= w.optional(hasGroup, m.GroupID) | w.optional(hasDeduplication, m.DeduplicationID) |
+		w.optional(hasSequenceNumber, m.SequenceNumber) | w.optional(hasSource, m.DeadLetterSourceArn)
 	w.b[at] = flags
 	return w.b
+}
+
+// optional writes v, a field most messages leave empty, unless it is, and
+// returns the flag that says a record holds it then.
+func (w *recordWriter) optional(flag byte, v string) byte {
+	if v == "" {
+		return 0
+	}
+	w.string(v)
+	return flag
 }
 
 // parseHex decodes s, 32 lowercase hex digits, into dst, and reports

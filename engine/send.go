@@ -9,9 +9,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	results := make([]SendResult, len(msgs))
 	a := q.Attributes()
 	batch := make([]pending, 0, len(msgs))
-	// The batch's bodies are copied, for their MD5, to one buffer in turn;
-	// their ids and MD5s, rendered from the raw ones the records hold,
-	// share one string.
+	// The batch's bodies are copied, for their MD5, to one buffer in turn.
 	var body []byte
 	for i := range msgs {
 		batch = batch[:len(batch)+1]
@@ -26,13 +24,32 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	if len(batch) == 0 {
 		return results
 	}
-	var room [maxBatchEntriesAnyProfile * idTextLen]byte
-	ids := room[:0]
+	// The batch's ids come of one read of randomness; their text and the
+	// MD5s', rendered from the raw ones the records hold, share one
+	// string. Most senders are the account, whose number is read once.
+	var idRoom [maxBatchEntriesAnyProfile * 16]byte
+	var textRoom [maxBatchEntriesAnyProfile * idTextLen]byte
+	raw, ids := idRoom[:], textRoom[:0]
 	if len(batch) > maxBatchEntriesAnyProfile {
-		ids = make([]byte, 0, len(batch)*idTextLen)
+		raw, ids = make([]byte, len(batch)*16), make([]byte, 0, len(batch)*idTextLen)
 	}
+	raw = raw[:len(batch)*16]
+	if err := q.e.putRawIDs(raw); err != nil {
+		for k := range batch {
+			results[batch[k].i].Err = ErrInternalFailure("message id: " + err.Error())
+		}
+		return results
+	}
+	account, numeric := parseDigits(q.ns.Account)
 	for k := range batch {
-		ids = appendHex16(appendUUID(ids, batch[k].raw.id[:]), batch[k].raw.md5[:])
+		p := &batch[k]
+		p.raw.id, p.raw.hasID = [16]byte(raw[16*k:]), true
+		if p.rec.SenderID == q.ns.Account {
+			p.raw.sender, p.raw.numericSender = account, numeric
+		} else {
+			p.raw.sender, p.raw.numericSender = parseDigits(p.rec.SenderID)
+		}
+		ids = appendHex16(appendUUID(ids, p.raw.id[:]), p.raw.md5[:])
 	}
 	text := string(ids)
 	for k := range batch {
@@ -130,7 +147,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 type pending struct {
 	i   int // in the send's messages
 	rec Message
-	raw rawIDs // rec's id and MD5, which rec does not have yet
+	raw rawFields // rec's, whose id and MD5 rec does not have yet
 	m   *message
 	key string // m's record's
 }
@@ -195,12 +212,8 @@ func (q *Queue) prepare(in *NewMessage, a QueueAttributes, body *[]byte, p *pend
 			return err
 		}
 	}
-	id, err := q.e.rawID()
-	if err != nil {
-		return ErrInternalFailure("message id: " + err.Error())
-	}
 	*body = append((*body)[:0], in.Body...)
-	p.raw = rawIDs{id: id, md5: md5.Sum(*body), hasID: true, hasMD5: true}
+	p.raw = rawFields{md5: md5.Sum(*body), hasMD5: true}
 	sender := in.SenderID
 	if sender == "" {
 		sender = q.ns.Account

@@ -259,7 +259,7 @@ func (s *store) deleteQueue(ns Namespace, name, id, keyspace string) error {
 // returns for putMessageTx, shares its allocation, since the store keeps
 // both for as long as the record lives. raw, unless nil, has rec's id and
 // MD5 raw.
-func (s *store) encodeMessage(keyspace string, m *message, rec *Message, raw *rawIDs, scratch *[]byte) (key string) {
+func (s *store) encodeMessage(keyspace string, m *message, rec *Message, raw *rawFields, scratch *[]byte) (key string) {
 	b := appendRecordState(appendMessageRaw((*scratch)[:0], rec, raw), m, s.durable)
 	n := len(b)
 	if s.durable {
