@@ -223,6 +223,7 @@ func TestSendSystemAttributesAndOtherParameters(t *testing.T) {
 		{"empty trace header", NewMessage{SystemAttributes: []MessageAttribute{{Name: "AWSTraceHeader", DataType: "String"}}}, ErrInvalidParameterValue},
 		{"dedup id on standard queue", NewMessage{DeduplicationID: "d1"}, ErrInvalidParameterValue},
 		{"sender id", NewMessage{SenderID: "AIDAEXAMPLE"}, ""},
+		{"numeric sender id", NewMessage{SenderID: "123456789012"}, ""}, // not the account, whose number a send reads once
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, _ := newTestEngine(t, Options{})

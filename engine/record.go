@@ -77,7 +77,8 @@ var attributeTypes = [...]string{"String", "Number", "Binary"}
 // writeAttributes writes attributes as a version 2 record holds them.
 func writeAttributes(w *recordWriter, attrs []MessageAttribute) {
 	w.uint(uint64(len(attrs)))
-	for _, a := range attrs {
+	for i := range attrs {
+		a := &attrs[i]
 		w.string(a.Name)
 		switch a.DataType {
 		case attributeTypes[0]:

@@ -14,7 +14,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	for i := range msgs {
 		batch = batch[:len(batch)+1]
 		p := &batch[len(batch)-1]
-		if err := q.prepare(&msgs[i], a, &body, p); err != nil {
+		if err := q.prepare(&msgs[i], &a, &body, p); err != nil {
 			results[i].Err = err
 			batch = batch[:len(batch)-1]
 			continue
@@ -155,7 +155,7 @@ type pending struct {
 // prepare validates one message against the queue's settings and, unless
 // it fails, makes p its record, but for the text of its id and MD5, and
 // its index entry, without touching the queue. body is scratch space.
-func (q *Queue) prepare(in *NewMessage, a QueueAttributes, body *[]byte, p *pending) error {
+func (q *Queue) prepare(in *NewMessage, a *QueueAttributes, body *[]byte, p *pending) error {
 	if in.Body == "" {
 		return ErrMissing("MessageBody")
 	}
@@ -237,7 +237,8 @@ const idTextLen = uuidLen + 2*md5.Size
 // UTF-8 bytes plus each attribute's name, type and value.
 func MessageSize(m *NewMessage) int {
 	n := len(m.Body)
-	for _, a := range m.Attributes {
+	for i := range m.Attributes {
+		a := &m.Attributes[i]
 		n += len(a.Name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue)
 	}
 	return n

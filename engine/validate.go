@@ -52,15 +52,20 @@ func validateAttributeName(name string) error {
 		return bad(ReasonNameLength)
 	}
 	// SQS documents ASCII letters and digits but takes any letter or digit
-	// (it accepts "attr.1øßä" and refuses "§").
+	// (it accepts "attr.1øßä" and refuses "§"). The same pass looks for
+	// two periods in a row, whose error comes after others.
+	periods := name[0] == '.' || name[len(name)-1] == '.'
+	var prev rune
 	for _, c := range name {
 		if c < utf8.RuneSelf {
 			if !nameByte(byte(c)) {
 				return bad(ReasonCharacters)
 			}
+			periods = periods || c == '.' && prev == '.'
 		} else if !unicode.IsLetter(c) && !unicode.IsDigit(c) {
 			return bad(ReasonCharacters)
 		}
+		prev = c
 	}
 	// The name in lower case would begin with a reserved prefix just when
 	// its first bytes do in ASCII's lower case: of the runes beyond ASCII,
@@ -69,7 +74,7 @@ func validateAttributeName(name string) error {
 	if hasPrefixFold(name, "aws.") || hasPrefixFold(name, "amazon.") {
 		return bad(ReasonNameReserved)
 	}
-	if name[0] == '.' || name[len(name)-1] == '.' || strings.Contains(name, "..") {
+	if periods {
 		return bad(ReasonNamePeriods)
 	}
 	return nil
