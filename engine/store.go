@@ -257,8 +257,8 @@ func (s *store) deleteQueue(ns Namespace, name, id, keyspace string) error {
 // encodeMessage makes rec m's record, which m keeps: in a file store, it
 // ends with m's state, and the record's key in keyspace, which encodeMessage
 // returns for putMessageTx, shares its allocation, since the store keeps
-// both for as long as the record lives. raw, unless nil, has rec's id and
-// MD5 raw.
+// both for as long as the record lives. raw, unless nil, has rec's fields
+// in raw form, as appendMessageRaw takes them.
 func (s *store) encodeMessage(keyspace string, m *message, rec *Message, raw *rawFields, scratch *[]byte) (key string) {
 	b := appendRecordState(appendMessageRaw((*scratch)[:0], rec, raw), m, s.durable)
 	n := len(b)
