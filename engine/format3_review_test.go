@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -670,4 +671,108 @@ func TestFormat3TornReceiveOfLegacyMessages(t *testing.T) {
 			e.Close()
 		}
 	}
+}
+
+// tornRun opens a store at a new path with clk, runs setup, then change,
+// and checks ok on the store as a kill during change could leave it: with
+// the transactions change wrote before the kill whole, and any of the
+// commands of the one it was writing.
+func tornRun(t *testing.T, clk *ManualClock, setup, change func(e *Engine), ok func(t *testing.T, e *Engine, what string)) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "db")
+	var starts []int64 // the file's size as each transaction began
+	var recording bool
+	e, err := Open(Options{Path: path, Clock: clk, Fsync: FsyncNever, FailWrites: func() error {
+		if recording {
+			fi, err := os.Stat(path)
+			if err != nil {
+				return err
+			}
+			starts = append(starts, fi.Size())
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup(e)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recording = true
+	change(e)
+	recording = false
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts = append(starts, int64(len(after)))
+	outcomes := 0
+	for i := range len(starts) - 1 {
+		cmds := respCommands(t, after[starts[i]:starts[i+1]])
+		for subset := range 1 << len(cmds) {
+			torn := slices.Clone(after[:starts[i]])
+			for k, c := range cmds {
+				if subset&(1<<k) != 0 {
+					torn = append(torn, c...)
+				}
+			}
+			tornPath := filepath.Join(t.TempDir(), "torn")
+			if err := os.WriteFile(tornPath, torn, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			e := openAt(t, tornPath, clk)
+			ok(t, e, fmt.Sprintf("transaction %d, commands %b of %d", i, subset, len(cmds)))
+			e.Close()
+			outcomes++
+		}
+	}
+	if len(before) >= len(after) || outcomes < 4 {
+		t.Fatalf("the change wrote %d bytes, in %d outcomes", len(after)-len(before), outcomes)
+	}
+}
+
+// A kill while a message moves to its dead-letter queue, or back out of it
+// by a move task, leaves it in one queue or both, never in neither.
+func TestFormat3TornMoves(t *testing.T) {
+	clk := NewManualClock(testStart)
+	var src, dlq *Queue
+	setup := func(e *Engine) {
+		dlq = mustCreate(t, e, "dlq", AttributeUpdate{}, nil)
+		src = mustCreate(t, e, "src", AttributeUpdate{VisibilityTimeout: ptr(30), RedrivePolicy: &RedrivePolicy{DeadLetterTargetArn: dlq.Arn(), MaxReceiveCount: 1}}, nil)
+		sendBodies(t, src, "poison", "toxic")
+		recvNow(t, src, ReceiveOptions{MaxMessages: 10})
+		clk.Advance(31 * time.Second)
+	}
+	both := func(t *testing.T, e *Engine, what string) {
+		t.Helper()
+		e.Settle() // a move task loaded running moves on
+		found := map[string]int{}
+		for _, name := range []string{"src", "dlq"} {
+			ms, err := mustQueue(t, e, name).Messages()
+			wantCode(t, err, "")
+			for _, m := range ms {
+				found[m.Body]++
+			}
+		}
+		for _, body := range []string{"poison", "toxic"} {
+			if found[body] == 0 {
+				t.Errorf("%s: %q is in neither queue", what, body)
+			}
+		}
+	}
+	tornRun(t, clk, setup, func(*Engine) { recvNone(t, src) }, both)
+	tornRun(t, clk, func(e *Engine) {
+		setup(e)
+		recvNone(t, src)
+	}, func(e *Engine) {
+		_, err := e.StartMoveTask(dlq.Arn(), "", nil)
+		wantCode(t, err, "")
+		e.Settle()
+		wantCounts(t, dlq, Counts{})
+	}, both)
 }
