@@ -81,9 +81,10 @@ func checkStoreAgrees(t *testing.T, e *Engine) {
 }
 
 // toFormat2 rewrites every message of e's store as format 2 wrote it: a
-// record of version 1 that ends with the state the message was sent in
-// while it is in that state, and a state record beside it otherwise (for
-// every message, with all, as format 1 had it). The caller reopens e.
+// record of version 1 that ends with the state the message was sent in,
+// and a state record beside it once it is in another; or, with all, as
+// format 1 did, with no such end and a state record for every message.
+// The caller reopens e.
 func toFormat2(t *testing.T, e *Engine, all bool) {
 	t.Helper()
 	recs := map[string]string{}
@@ -96,9 +97,16 @@ func toFormat2(t *testing.T, e *Engine, all bool) {
 			}
 			v1 := appendMessageV1(nil, &rec)
 			sent := m.receiveCount == 0 && (m.state == stateReady && m.visibleAt == 0 || m.state == stateDelayed)
-			if sent && !all {
-				v1 = appendSentStateV1(v1, m)
-			} else {
+			if !all {
+				// Format 2 wrote the state a message was sent in at the end of
+				// its record, and a state record at its first change.
+				at := message{sentAt: m.sentAt, expireAt: m.expireAt}
+				if sent {
+					at = *m
+				}
+				v1 = appendSentStateV1(v1, &at)
+			}
+			if !sent || all {
 				recs[stateKey(q.keyspace, m.seq)] = string(appendStateV1(nil, m))
 			}
 			recs[messageKey(q.keyspace, m.seq)] = string(v1)
