@@ -784,3 +784,40 @@ func TestFormat3TornMoves(t *testing.T) {
 		wantCounts(t, dlq, Counts{})
 	}, both)
 }
+
+// A record that does not read, in the middle of a receive's batch, is left
+// out, and the deliveries around it get their own ids, MD5s, senders and
+// handles, shared sender text included.
+func TestFormat3ReceiveAroundUnreadableRecord(t *testing.T) {
+	for _, path := range []string{"", filepath.Join(t.TempDir(), "db")} {
+		e, _ := newTestEngine(t, Options{Path: path, Fsync: FsyncNever})
+		q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+		var msgs []NewMessage
+		for i := range 6 {
+			msgs = append(msgs, NewMessage{Body: strings.Repeat("b", i+1), SenderID: "111111111111"})
+		}
+		sent := send(t, q, msgs...)
+		q.mu.Lock()
+		for i, m := range q.msgs.ordered() {
+			if i == 1 || i == 4 {
+				q.stats.storedBytes -= int64(len(m.rec) - 3)
+				m.rec = "\x02\x00\xff" // a raw id cut short
+			}
+		}
+		q.mu.Unlock()
+		got := recvNow(t, q, ReceiveOptions{MaxMessages: 10})
+		if len(got) != 4 {
+			t.Fatalf("%q: received %q", path, bodies(got))
+		}
+		seen := map[string]bool{}
+		for _, d := range got {
+			i := len(d.Body) - 1
+			if d.ID != sent[i].MessageID || d.MD5OfBody != sent[i].MD5OfBody || d.SenderID != "111111111111" || seen[d.ReceiptHandle] {
+				t.Errorf("%q: delivery of %q: id %s, MD5 %s, sender %q, handle %s", path, d.Body, d.ID, d.MD5OfBody, d.SenderID, d.ReceiptHandle)
+			}
+			seen[d.ReceiptHandle] = true
+			wantCode(t, ack(q, d.ReceiptHandle), "")
+		}
+		wantCounts(t, q, Counts{})
+	}
+}
