@@ -23,9 +23,14 @@ const (
 )
 
 // adopt moves messages that src has already taken out of its index into q,
-// in one store transaction, with their bodies and attributes. When the store
-// cannot record the move, src gets them back as they were. A purge or
-// deletion of src meanwhile leaves them be: they had left it already.
+// with their bodies and attributes: one store transaction writes them to q,
+// and the next deletes them from src. A kill can cut a transaction's write
+// short, keeping any of its commands, so a move in one transaction could
+// keep the deletes alone and lose the messages; in two, a kill leaves a
+// message in both queues at worst, as does a failure of the second write.
+// When the store cannot record the first, src gets them back as they
+// were. A purge or deletion of src meanwhile leaves them be: they had left
+// it already.
 func (q *Queue) adopt(src *Queue, moved []*message, how arrival) int {
 	n, err := q.adoptOnce(src, moved, how)
 	if err != nil {
@@ -41,15 +46,11 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 	now := q.e.clock.Now().UnixNano()
 	q.samplePartitionsLocked(now)
 	var adopted []*message
-	srcSeq := src.seqToSave(topSeq(moved))
 	err := q.e.store.update(func(tx recordTx) error {
+		if q.deleted {
+			return nil
+		}
 		for _, old := range moved {
-			if err := q.e.store.deleteMessageTx(tx, src.keyspace, old); err != nil {
-				return err
-			}
-			if q.deleted {
-				continue
-			}
 			rec, err := decodeMessage(old)
 			if err != nil {
 				continue
@@ -84,15 +85,26 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 			}
 			adopted = append(adopted, m)
 		}
-		return src.putSeqTx(tx, srcSeq)
+		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
-	src.savedSeq(srcSeq)
 	for _, m := range adopted {
 		q.insertLocked(m)
 		q.countEnqueuedLocked(m)
+	}
+	srcSeq := src.seqToSave(topSeq(moved))
+	err = q.e.store.update(func(tx recordTx) error {
+		for _, old := range moved {
+			if err := q.e.store.deleteMessageTx(tx, src.keyspace, old); err != nil {
+				return err
+			}
+		}
+		return src.putSeqTx(tx, srcSeq)
+	})
+	if err == nil {
+		src.savedSeq(srcSeq)
 	}
 	return len(adopted), nil
 }

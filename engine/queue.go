@@ -498,8 +498,9 @@ func (q *Queue) advance(now int64) {
 
 // loadMessages rebuilds the in-memory index from the store. A store of
 // format 3 has message records alone, which hold their states; one of
-// format 1 or 2 may have state records too, until each message's next
-// change rewrites its record. Message and state records both sort by
+// format 1 or 2 may have state records too, which count until each
+// message's next change rewrites its record, and stay until it goes.
+// Message and state records both sort by
 // sequence number, so one pass over each pairs them, with no lookup a
 // message; a record is read for what the index keeps alone.
 func (q *Queue) loadMessages(now int64) error {
@@ -510,6 +511,9 @@ func (q *Queue) loadMessages(now int64) error {
 		states, err := stateRecordsTx(tx, q.keyspace)
 		if err != nil {
 			return err
+		}
+		if len(states) > 0 {
+			q.e.store.legacy = true
 		}
 		next := 0 // the first of states not yet paired with a message
 		err = tx.ascend(recordPrefix(messagePrefix, q.keyspace), func(k, v string) bool {
@@ -532,9 +536,7 @@ func (q *Queue) loadMessages(now int64) error {
 				q.e.log.Error("skipping unreadable message", "key", k, "err", err)
 				return true
 			case current:
-				if state != "" { // left by a rewrite cut short
-					q.e.log.Warn("state record of a message that holds its state", "key", stateKey(q.keyspace, seq))
-				}
+				// A state record beside it is older: putStateTx leaves it.
 			case state != "":
 				if err := decodeState(state, m); err != nil {
 					q.e.log.Error("skipping unreadable message state", "key", k, "err", err)

@@ -10,8 +10,8 @@ func appendMessageV1(dst []byte, m *Message) []byte {
 	w.string(m.ID)
 	w.string(m.Body)
 	w.string(m.MD5OfBody)
-	writeAttributes(&w, m.Attributes)
-	writeAttributes(&w, m.SystemAttributes)
+	writeAttributesV1(&w, m.Attributes)
+	writeAttributesV1(&w, m.SystemAttributes)
 	w.string(m.SenderID)
 	w.string(m.GroupID)
 	w.string(m.DeduplicationID)
@@ -19,6 +19,18 @@ func appendMessageV1(dst []byte, m *Message) []byte {
 	w.int(m.SentAt.UnixNano())
 	w.string(m.DeadLetterSourceArn)
 	return w.b
+}
+
+// writeAttributesV1 writes attributes as a version 1 record holds them,
+// each type as its text.
+func writeAttributesV1(w *recordWriter, attrs []MessageAttribute) {
+	w.uint(uint64(len(attrs)))
+	for _, a := range attrs {
+		w.string(a.Name)
+		w.string(a.DataType)
+		w.string(a.StringValue)
+		w.bytes(a.BinaryValue)
+	}
 }
 
 // appendSentStateV1 ends a version 1 record with the state m was sent in,

@@ -50,6 +50,9 @@ type store struct {
 	// failWrites, when set, is asked before every write transaction; an
 	// error it returns fails the write as a full disk would.
 	failWrites func() error
+	// legacy says that the file had state records when it opened, of
+	// format 1 or 2: a message's delete takes its state record too.
+	legacy bool
 }
 
 // records are ordered string keys and their values, changed in atomic
@@ -285,8 +288,10 @@ func (s *store) putMessageTx(tx recordTx, key string, m *message) error {
 // the new record, for m.rec once the transaction is done, or m.rec as it
 // is in memory. The record and its key share one allocation: the store
 // keeps both for as long as the record lives. A record of a store of
-// format 1 or 2 is rewritten in format 3's form, and its state record
-// goes.
+// format 1 or 2 is rewritten in format 3's form; its state record, which
+// the new record overrides, stays until the message goes: a kill can cut
+// a transaction's write short, leaving any of its commands, and a delete
+// of the state record without the rewrite would lose the message.
 func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]byte) (string, error) {
 	if !s.durable {
 		return m.rec, nil
@@ -300,9 +305,6 @@ func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]
 			return "", err
 		}
 		b = appendMessage(b, &rec)
-		if _, _, err := tx.delete(stateKey(keyspace, m.seq)); err != nil {
-			return "", err
-		}
 	}
 	b = appendRecordState(b, m, true)
 	n := len(b)
@@ -311,10 +313,6 @@ func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]
 	kv := string(b)
 	return kv[:n], tx.set(kv[n:], kv[:n])
 }
-
-// separate reports whether m's record is of a store of format 1 or 2,
-// where its state may have a record of its own.
-func separate(m *message) bool { return m.rec != "" && m.rec[0] == recordVersionSeparate }
 
 // deleteBatchTx removes the records of msgs, whose keys share one
 // allocation: buntdb keeps a deleted key only until the commit.
@@ -335,7 +333,7 @@ func (s *store) deleteBatchTx(tx recordTx, keyspace string, msgs []*message) err
 		if _, _, err := tx.delete(keys[start:end]); err != nil {
 			return err
 		}
-		if separate(msgs[i]) {
+		if s.legacy {
 			if _, _, err := tx.delete(stateKey(keyspace, msgs[i].seq)); err != nil {
 				return err
 			}
@@ -353,7 +351,7 @@ func (s *store) deleteMessageTx(tx recordTx, keyspace string, m *message) error 
 	if _, _, err := tx.delete(messageKey(keyspace, m.seq)); err != nil {
 		return err
 	}
-	if !separate(m) {
+	if !s.legacy {
 		return nil
 	}
 	_, _, err := tx.delete(stateKey(keyspace, m.seq))
