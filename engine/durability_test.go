@@ -254,6 +254,67 @@ func TestSequenceNumbersSurviveRestarts(t *testing.T) {
 	}
 }
 
+// storedSeq reads q's stored sequence counter.
+func storedSeq(t *testing.T, q *Queue) uint64 {
+	t.Helper()
+	var n uint64
+	err := q.e.store.view(func(tx recordTx) error {
+		v, ok, err := tx.get(seqKey(q.keyspace))
+		if !ok || err != nil {
+			return err
+		}
+		n, err = strconv.ParseUint(v, 10, 64)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Deleting the newest message writes the counter with room reserved past
+// the count, so the next deletes write nothing; a restart numbers on past
+// the reserve, and once the messages sent outrun it, a delete reserves
+// again.
+func TestSequenceCounterReserves(t *testing.T) {
+	clk := NewManualClock(testStart)
+	path := filepath.Join(t.TempDir(), "db")
+	e := openAt(t, path, clk)
+	q := ffQueue(t, e, "q", AttributeUpdate{})
+	sent := 0
+	cycle := func() uint64 {
+		sent++
+		last := seqOf(t, ffSendOne(q, ffMsg("g", "m"+strconv.Itoa(sent))))
+		for _, d := range recvNow(t, q, ReceiveOptions{MaxMessages: 10}) {
+			wantCode(t, ack(q, d.ReceiptHandle), "")
+		}
+		return last
+	}
+	first := cycle()
+	reserved := storedSeq(t, q)
+	if reserved != first+seqReserve {
+		t.Fatalf("stored counter %d after deleting message %d, want %d", reserved, first, first+seqReserve)
+	}
+	for range 5 {
+		cycle()
+	}
+	if got := storedSeq(t, q); got != reserved {
+		t.Fatalf("stored counter %d after deletes within the reserve, want %d still", got, reserved)
+	}
+
+	e = reopen(t, e, path, clk)
+	q = mustQueue(t, e, "q.fifo")
+	next := cycle()
+	if next != reserved+1 {
+		t.Fatalf("SequenceNumber %d after a restart, want %d, past the reserve", next, reserved+1)
+	}
+	q.seq.Store(next + seqReserve) // as if the sends had outrun the reserve
+	last := cycle()
+	if got := storedSeq(t, q); got != last+seqReserve {
+		t.Fatalf("stored counter %d after deleting message %d past the reserve, want %d", got, last, last+seqReserve)
+	}
+}
+
 // tamper changes one byte of a handle's delivery token.
 func tamper(t *testing.T, h string) string {
 	t.Helper()

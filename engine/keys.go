@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -59,16 +60,17 @@ const (
 	seqLengths = "0123456789abcdefg"
 )
 
+// appendSeq fills the SEQ from its end in an array, then appends it at
+// once: every write of a --db store builds a key.
 func appendSeq(b []byte, seq uint64) []byte {
-	n := 1 // hex digits of seq
-	for v := seq >> 4; v > 0; v >>= 4 {
-		n++
+	n := max(1, (bits.Len64(seq)+3)/4) // hex digits of seq
+	var text [1 + 16]byte
+	text[0] = seqLengths[n]
+	for i := n; i > 0; i-- {
+		text[i] = hexDigits[seq&0xf]
+		seq >>= 4
 	}
-	b = append(b, seqLengths[n])
-	for shift := 4 * (n - 1); shift >= 0; shift -= 4 {
-		b = append(b, hexDigits[seq>>shift&0xf])
-	}
-	return b
+	return append(b, text[:n+1]...)
 }
 
 // parseSeq reads the SEQ that ends a record key, as recordKey writes it:

@@ -9,10 +9,18 @@ import (
 // numbers and the stored counter. The counter is written only by a
 // transaction that deletes a message numbered above what the store already
 // covers, since only such a delete could hide a number a client has seen;
-// a steady stream of sends and deletes writes it about once per burst, not
-// once per message. Messages leave a queue under its own lock, and, when
-// dead-lettered or moved, under their new queue's: so the counter's record
-// is atomic, and a transaction never lowers the stored counter.
+// it is then written seqReserve above the count, so that the deletes of the
+// next seqReserve messages sent write nothing more, and a restart skips the
+// numbers reserved and not used. Messages leave a queue under its own lock,
+// and, when dead-lettered or moved, under their new queue's: so the
+// counter's record is atomic, and a transaction never lowers the stored
+// counter.
+
+// seqReserve is how far past the count the stored counter goes: a steady
+// stream of sends and deletes writes it about once per seqReserve
+// messages, rather than once per batch, each write costing as much as
+// storing a message.
+const seqReserve = 1 << 12
 
 // seqToSave returns the counter to store with a transaction that
 // deletes messages numbered up to top, or 0 when the store covers them.
@@ -20,7 +28,7 @@ func (q *Queue) seqToSave(top uint64) uint64 {
 	if !q.e.store.durable || top <= q.seqSaved.Load() {
 		return 0
 	}
-	return q.seq.Load()
+	return q.seq.Load() + seqReserve
 }
 
 // putSeqTx raises the stored counter to n, unless n is 0.

@@ -625,9 +625,13 @@ func (e *Engine) writeWorldTx(tx recordTx, w *world, lastNum uint64) error {
 				return err
 			}
 		}
-		// The loaded counter is kept whole, whatever messages carry it.
-		if err := q.putSeqTx(tx, q.seqToSave(q.seq.Load())); err != nil {
-			return err
+		// The loaded counter is kept whole, whatever messages carry it,
+		// and as it is, with nothing reserved past it: a restart numbers
+		// on from it.
+		if e.store.durable {
+			if err := q.putSeqTx(tx, q.seq.Load()); err != nil {
+				return err
+			}
 		}
 	}
 	for _, t := range w.tasks {
