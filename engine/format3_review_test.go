@@ -210,6 +210,26 @@ func stateOf(t *testing.T, e *Engine) *State {
 	return s
 }
 
+// restartedState is the state of e, reopened on a store whose state was
+// before, with each queue's LastSequence as before's once it is at least
+// that: a store file reserves sequence numbers ahead, and a restart goes on
+// past the reserve.
+func restartedState(t *testing.T, e *Engine, before *State) *State {
+	t.Helper()
+	s := stateOf(t, e)
+	last := map[string]uint64{}
+	for _, q := range before.Queues {
+		last[q.ID] = q.LastSequence
+	}
+	for i := range s.Queues {
+		q := &s.Queues[i]
+		if was, ok := last[q.ID]; ok && q.LastSequence >= was {
+			q.LastSequence = was
+		}
+	}
+	return s
+}
+
 // afterKill checks that a process killed now would come back as f.e is:
 // the same state, and a store that agrees with it.
 func (f *legacyFixture) afterKill(t *testing.T) {
@@ -219,7 +239,7 @@ func (f *legacyFixture) afterKill(t *testing.T) {
 	e2 := openAt(t, killedCopy(t, f.path), f.clk)
 	defer e2.Close()
 	checkStoreAgrees(t, e2)
-	if got := stateOf(t, e2); !reflect.DeepEqual(got, want) {
+	if got := restartedState(t, e2, want); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after a kill the state is not what it was: %s", stateDiff(want, got))
 	}
 }
@@ -355,7 +375,7 @@ func TestFormat3RestartMidMigration(t *testing.T) {
 		f.e.Close() // what it writes now, a killed process would not have
 		f.path, f.e = killed, openAt(t, killed, f.clk)
 		checkStoreAgrees(t, f.e)
-		if got := stateOf(t, f.e); !reflect.DeepEqual(got, want) {
+		if got := restartedState(t, f.e, want); !reflect.DeepEqual(got, want) {
 			t.Fatalf("round %d: %s", round, stateDiff(want, got))
 		}
 		f.clk.Advance(31 * time.Second)
@@ -544,7 +564,7 @@ func TestFormat3StateRoundTripsThroughFiles(t *testing.T) {
 			}
 			e3 := openAt(t, killedCopy(t, path), clk2)
 			checkStoreAgrees(t, e3)
-			if s3 := stateOf(t, e3); !reflect.DeepEqual(withoutWindows(s1), s3) {
+			if s3 := restartedState(t, e3, s1); !reflect.DeepEqual(withoutWindows(s1), s3) {
 				t.Fatalf("after a kill: %s", stateDiff(s1, s3))
 			}
 			e3.Close()

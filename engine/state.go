@@ -40,7 +40,9 @@ type QueueState struct {
 	Tags              map[string]string
 	LastPurge         time.Time // zero when never purged
 	Subscription      *Subscription
-	// LastSequence is the highest sequence number the queue has given out.
+	// LastSequence is the highest sequence number the queue has given out;
+	// after a restart on a store file, the highest it may have, as the file
+	// reserves numbers ahead.
 	// A FIFO queue's messages' SequenceNumbers are these numbers.
 	LastSequence  uint64
 	Messages      []MessageState // in sequence order
