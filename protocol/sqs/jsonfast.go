@@ -9,10 +9,12 @@ package sqs
 
 import (
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/internal/wordscan"
 )
 
@@ -31,10 +33,11 @@ const maxFastDepth = 100
 //
 // Strings share the memory of s, except the queue URL and the FIFO ids,
 // which outlive the request (in the request journal, metrics, message
-// groups and deduplication windows) and get their own. The maps of message
-// attributes are made afresh when lent is nil, else borrowed from lent.
-func decodeJSONFast(s string, in any, lent *lentMaps) bool {
-	d := jsonIn{s: s, lent: lent, backslash: -1}
+// groups and deduplication windows) and get their own. Message attributes
+// go to the input's sentAttributes, as settleAttributes would put them,
+// their maps left nil.
+func decodeJSONFast(s string, in any) bool {
+	d := jsonIn{s: s, backslash: -1}
 	switch in.(type) {
 	case *SendMessageInput, *SendMessageBatchInput, *ReceiveMessageInput, *DeleteMessageInput,
 		*DeleteMessageBatchInput, *ChangeMessageVisibilityInput, *ChangeMessageVisibilityBatchInput:
@@ -84,40 +87,15 @@ type jsonIn struct {
 	scratch            []byte // unescaped strings are built here
 	strs               []string
 	ints               []int
-	lent               *lentMaps // nil: attribute maps are made afresh
+	// attrs holds the lists of message attributes read, each a part of
+	// it that ends where the next begins.
+	attrs []engine.MessageAttribute
 }
 
-// lentMaps lends the fast decoder maps of message attributes for one
-// request, and keeps them, emptied, for the next (it comes with a pooled
-// buffer): the action copies what it needs out of them, and a map of even
-// one attribute is an allocation of hundreds of bytes, for every message
-// sent. Its length is the maps lent; emptied ones wait beyond it.
-type lentMaps []map[string]MessageAttributeValue
-
-// borrow lends a map, empty.
-func (l *lentMaps) borrow() map[string]MessageAttributeValue {
-	n := len(*l)
-	if n < cap(*l) {
-		*l = (*l)[:n+1]
-		if m := (*l)[n]; m != nil {
-			return m
-		}
-	} else {
-		*l = append(*l, nil)
-	}
-	m := map[string]MessageAttributeValue{}
-	(*l)[n] = m
-	return m
-}
-
-// release takes back and empties every map lent. Nothing may use them
-// afterwards.
-func (l *lentMaps) release() {
-	for _, m := range *l {
-		clear(m)
-	}
-	*l = (*l)[:0]
-}
+// maxFastAttributes bounds the attributes the fast path keeps sorted in
+// one object, by insertion; more, far beyond what SQS takes, go to
+// encoding/json.
+const maxFastAttributes = 64
 
 func (d *jsonIn) ws() {
 	if d.i < len(d.s) && d.s[d.i] > ' ' {
@@ -793,51 +771,70 @@ func (d *jsonIn) texts(p *[]string) bool {
 	}
 }
 
-// attributes reads a map of message attributes; null makes it nil.
-func (d *jsonIn) attributes(p *map[string]MessageAttributeValue) bool {
-	switch d.peek() {
-	case 'n':
+// attributes reads an object of message attributes into *p, as
+// sentAttributes has them; null makes it nil. A name may come twice, the
+// last value winning, as in encoding/json.
+func (d *jsonIn) attributes(p *[]engine.MessageAttribute) bool {
+	if d.null() {
 		*p = nil
-		return d.literal("null")
-	case '{':
-	default:
+		return true
+	}
+	if d.peek() != '{' {
 		return false
 	}
-	var m map[string]MessageAttributeValue
-	if d.lent != nil {
-		m = d.lent.borrow()
-	} else {
-		m = map[string]MessageAttributeValue{}
-	}
-	*p = m
-	// A name may come twice, the last value winning, as in encoding/json.
+	start := len(d.attrs)
 	for o := (object{}); ; {
 		switch d.member(&o, anyField) {
 		case endObject:
+			if end := len(d.attrs); end > start {
+				*p = d.attrs[start:end:end]
+			} else {
+				*p = nil
+			}
 			return true
 		case badField:
 			return false
 		}
-		var v MessageAttributeValue
-		if d.peek() == 'n' {
-			if !d.literal("null") {
-				return false
-			}
-		} else if !d.attributeValue(&v) {
+		a := engine.MessageAttribute{Name: o.key}
+		if !d.null() && !d.attributeValue(&a) {
 			return false
 		}
-		m[o.key] = v
+		if !d.addAttribute(start, a) {
+			return false
+		}
 	}
 }
 
-func (d *jsonIn) attributeValue(v *MessageAttributeValue) bool {
+// addAttribute adds a to the list of attributes from d.attrs[start], in its
+// place by name, or in place of the attribute of that name; it reports
+// false for one more than maxFastAttributes.
+func (d *jsonIn) addAttribute(start int, a engine.MessageAttribute) bool {
+	list := d.attrs[start:]
+	i, found := len(list), false
+	if i > 0 && list[i-1].Name >= a.Name { // names in order, the usual case, go last
+		i, found = slices.BinarySearchFunc(list, a.Name, func(b engine.MessageAttribute, name string) int { return strings.Compare(b.Name, name) })
+	}
+	switch {
+	case found:
+		list[i] = a
+	case len(list) == maxFastAttributes:
+		return false
+	case d.attrs == nil:
+		d.attrs = append(make([]engine.MessageAttribute, 0, 10), a) // a batch's, one each, in one allocation
+	default:
+		d.attrs = slices.Insert(d.attrs, start+i, a)
+	}
+	return true
+}
+
+func (d *jsonIn) attributeValue(v *engine.MessageAttribute) bool {
 	for o := (object{}); ; {
 		var ok bool
 		switch d.member(&o, attributeValueField) {
 		case 0:
 			ok = d.text(&v.StringValue, false)
 		case 1:
-			ok = d.binary(&v.BinaryValue)
+			ok = d.binary((*blob)(&v.BinaryValue))
 		case 2:
 			ok = d.text(&v.DataType, false)
 		case unknownField:
@@ -904,9 +901,9 @@ func (d *jsonIn) sendFields(e *SendMessageBatchEntry, lookup func(string) int, f
 		case 2:
 			ok = d.intPtr(&e.DelaySeconds)
 		case 3:
-			ok = d.attributes(&e.MessageAttributes)
+			ok = d.attributes(&e.sent.attrs)
 		case 4:
-			ok = d.attributes(&e.MessageSystemAttributes)
+			ok = d.attributes(&e.sent.sys)
 		case 5:
 			ok = d.ownTextPtr(&e.MessageDeduplicationId)
 		case 6:
@@ -926,7 +923,7 @@ func (d *jsonIn) sendMessage(in *SendMessageInput) bool {
 	var e SendMessageBatchEntry
 	ok := d.sendFields(&e, sendMessageField, &in.QueueUrl, true)
 	in.MessageBody, in.DelaySeconds = e.MessageBody, e.DelaySeconds
-	in.MessageAttributes, in.MessageSystemAttributes = e.MessageAttributes, e.MessageSystemAttributes
+	in.sent = e.sent
 	in.MessageDeduplicationId, in.MessageGroupId = e.MessageDeduplicationId, e.MessageGroupId
 	return ok
 }

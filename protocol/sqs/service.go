@@ -56,9 +56,6 @@ type call struct {
 	trace string
 	// digests digests the message attributes of the request's messages.
 	digests attributeDigests
-	// attributes is where a batch's messages take their attributes from,
-	// made for each batch: the engine may keep them.
-	attributes []engine.MessageAttribute
 
 	// req is the request on its way through the dispatch chain.
 	req dispatch.Request
