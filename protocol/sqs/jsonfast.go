@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/minisqs/minisqs/engine"
@@ -27,9 +28,10 @@ const maxFastDepth = 100
 // ChangeMessageVisibility(Batch). It reports false, leaving in in any
 // state, for any other input and for any body it does not decode exactly
 // as encoding/json would: a syntax error, a value of another type, a
-// member named twice or with other than ASCII letters, invalid UTF-8, a
-// number that is not a plain integer. The caller then decodes the body
-// with encoding/json into a fresh input, for its result or its error.
+// member named twice, a non-ASCII member name that matches no field,
+// invalid UTF-8, a lone surrogate, an integer field's value that is not
+// an integer in int's range. The caller then decodes the body with
+// encoding/json into a fresh input, for its result or its error.
 //
 // Strings share the memory of s, except the queue URL and the FIFO ids,
 // which outlive the request (in the request journal, metrics, message
@@ -38,39 +40,29 @@ const maxFastDepth = 100
 // their maps left nil.
 func decodeJSONFast(s string, in any) bool {
 	d := jsonIn{s: s, backslash: -1}
-	switch in.(type) {
-	case *SendMessageInput, *SendMessageBatchInput, *ReceiveMessageInput, *DeleteMessageInput,
-		*DeleteMessageBatchInput, *ChangeMessageVisibilityInput, *ChangeMessageVisibilityBatchInput:
-	default:
-		return false
-	}
 	d.replain()
-	if d.null() {
-		d.ws()
-		return d.i == len(d.s)
-	}
+	// A null input is the zero one, as encoding/json has it.
 	var ok bool
 	switch in := in.(type) {
 	case *SendMessageInput:
-		ok = d.sendMessage(in)
+		ok = d.null() || d.sendMessage(in)
 	case *SendMessageBatchInput:
-		ok = d.sendMessageBatch(in)
+		ok = d.null() || d.sendMessageBatch(in)
 	case *ReceiveMessageInput:
-		ok = d.receiveMessage(in)
+		ok = d.null() || d.receiveMessage(in)
 	case *DeleteMessageInput:
-		ok = d.deleteMessage(in)
+		ok = d.null() || d.deleteMessage(in)
 	case *DeleteMessageBatchInput:
-		ok = d.deleteMessageBatch(in)
+		ok = d.null() || d.deleteMessageBatch(in)
 	case *ChangeMessageVisibilityInput:
-		ok = d.changeVisibility(in)
+		ok = d.null() || d.changeVisibility(in)
 	case *ChangeMessageVisibilityBatchInput:
-		ok = d.changeVisibilityBatch(in)
-	}
-	if !ok {
+		ok = d.null() || d.changeVisibilityBatch(in)
+	default:
 		return false
 	}
 	d.ws()
-	return d.i == len(d.s)
+	return ok && d.i == len(d.s)
 }
 
 // jsonIn reads JSON from s at i. Its methods report false, with i anywhere,
@@ -383,14 +375,14 @@ func (d *jsonIn) unescape(start int) (string, bool) {
 				// A surrogate: only a high one followed by a low one
 				// makes a character; encoding/json writes U+FFFD for
 				// any other, which is left to it.
-				if r >= 0xdc00 || !d.literal(`\u`) {
+				if !d.literal(`\u`) {
 					return "", false
 				}
 				lo, ok := d.hex4()
-				if !ok || lo < 0xdc00 || lo > 0xdfff {
+				if r = utf16.DecodeRune(r, lo); !ok || r == utf8.RuneError {
 					return "", false
 				}
-				b = utf8.AppendRune(b, 0x10000+(r-0xd800)<<10+(lo-0xdc00))
+				b = utf8.AppendRune(b, r)
 			default:
 				return "", false
 			}
@@ -608,7 +600,7 @@ func changeVisibilityField(key string) int {
 
 func changeEntryField(key string) int { return receiptField(key, "Id", changeEntryNames) }
 
-// receiptField looks up a key in the names of DeleteMessage, its batch
+// receiptField looks up a key in names, those of DeleteMessage, its batch
 // entry, ChangeMessageVisibility or its batch entry: first (QueueUrl or
 // Id), ReceiptHandle and, for a change, VisibilityTimeout.
 func receiptField(key, first string, names []string) int {
@@ -617,7 +609,7 @@ func receiptField(key, first string, names []string) int {
 		return 0
 	case key == "ReceiptHandle":
 		return 1
-	case key == "VisibilityTimeout" && len(names) > 2:
+	case len(names) > 2 && key == names[2]:
 		return 2
 	}
 	return fold(key, names)
@@ -636,13 +628,12 @@ func attributeValueField(key string) int {
 }
 
 // fold returns the index of the name in names that key matches as
-// encoding/json matches a member to a field, case-insensitively, or
-// unknownField. A key that matches none and is not all ASCII could match
-// one under Unicode case folding, and is a badField, for encoding/json to
-// judge.
+// encoding/json matches a member to a field, under Unicode case folding
+// (ſ is an s), or unknownField. A key that matches none and is not all
+// ASCII is a badField, for encoding/json to judge.
 func fold(key string, names []string) int {
 	for i, name := range names {
-		if len(name) == len(key) && equalFoldASCII(key, name) {
+		if strings.EqualFold(key, name) {
 			return i
 		}
 	}
@@ -652,25 +643,6 @@ func fold(key string, names []string) int {
 		}
 	}
 	return unknownField
-}
-
-func equalFoldASCII(a, b string) bool {
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if x == y {
-			continue
-		}
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // text reads a string member; null leaves it as it is. own gives the string
@@ -693,16 +665,12 @@ func (d *jsonIn) text(p *string, own bool) bool {
 // ownTextPtr reads a *string member into memory of its own, for ids that
 // outlive the request; null makes it nil.
 func (d *jsonIn) ownTextPtr(p **string) bool {
-	if d.peek() == 'n' {
+	if d.null() {
 		*p = nil
-		return d.literal("null")
+		return true
 	}
-	var v string
-	if !d.text(&v, true) {
-		return false
-	}
-	*p = &v
-	return true
+	*p = new(string)
+	return d.text(*p, true)
 }
 
 // textPtr reads a *string member; null makes it nil.
@@ -821,6 +789,8 @@ func (d *jsonIn) addAttribute(start int, a engine.MessageAttribute) bool {
 		return false
 	case d.attrs == nil:
 		d.attrs = append(make([]engine.MessageAttribute, 0, 10), a) // a batch's, one each, in one allocation
+	case start+i == len(d.attrs):
+		d.attrs = append(d.attrs, a)
 	default:
 		d.attrs = slices.Insert(d.attrs, start+i, a)
 	}
@@ -851,15 +821,12 @@ func (d *jsonIn) attributeValue(v *engine.MessageAttribute) bool {
 // binary reads a blob member, base64 in a string, as encoding/json reads a
 // TextUnmarshaler; null makes it nil.
 func (d *jsonIn) binary(p *blob) bool {
-	switch d.peek() {
-	case 'n':
+	if d.null() {
 		*p = nil
-		return d.literal("null")
-	case '"':
-		v, ok := d.str()
-		return ok && p.UnmarshalText([]byte(v)) == nil
+		return true
 	}
-	return false
+	var v string
+	return d.text(&v, false) && p.UnmarshalText([]byte(v)) == nil
 }
 
 // entries reads an array of batch entries: null makes it nil, [] empty,
@@ -938,8 +905,9 @@ func (d *jsonIn) entry(e any) bool {
 		return d.receiptFields(deleteEntryField, &e.Id, false, &e.ReceiptHandle, nil)
 	case *ChangeMessageVisibilityBatchEntry:
 		return d.receiptFields(changeEntryField, &e.Id, false, &e.ReceiptHandle, &e.VisibilityTimeout)
+	default:
+		panic("sqs: no JSON decoding for a batch entry of this type")
 	}
-	return false
 }
 
 // batch reads the members of a batch action's input.

@@ -4,9 +4,11 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -54,7 +56,8 @@ var jsonFastTaken = [][2]string{
 	{"SendMessage", `{"MessageBody":"","MessageAttributes":{}}`},
 	{"SendMessage", `{"MessageAttributes":{"a":null,"b":{},"c":{"BinaryValue":""},"d":{"BinaryValue":null,"StringValue":null,"DataType":null},"e":{"Other":[1]},"é\u00e9":{"DataType":"String"}}}`},
 	{"SendMessage", `{"MessageAttributes":{"a":{"DataType":"String"},"a":{"StringValue":"second wins"}}}`},
-	{"SendMessage", `{"DelaySeconds":-9223372036854775808}`},
+	{"SendMessage", `{"Meſſagebody":"folded long s"}`},
+	{"SendMessage", `{"DelaySeconds":` + strconv.Itoa(math.MinInt) + `}`}, // int's range, whatever its size
 	{"SendMessage", `null`},
 	{"SendMessage", ` null `},
 	{"SendMessage", `{}`},
@@ -84,14 +87,13 @@ var jsonFastTaken = [][2]string{
 var jsonFastLeft = [][2]string{
 	{"SendMessage", `{"QueueUrl":"a","QueueUrl":"b"}`},
 	{"SendMessage", `{"MessageBody":"a","messagebody":"b"}`},
-	{"SendMessage", `{"Meſſagebody":"folded long s"}`},
 	{"SendMessage", `{"MessageBody":"\ud800"}`},
 	{"SendMessage", `{"MessageBody":"\udc00\ud800"}`},
 	{"SendMessage", "{\"MessageBody\":\"\xff\"}"},
 	{"SendMessage", "{\"Unknown\":\"\xc3\"}"},
 	{"SendMessage", `{"DelaySeconds":1.0}`},
 	{"SendMessage", `{"DelaySeconds":1e2}`},
-	{"SendMessage", `{"DelaySeconds":9223372036854775808}`},
+	{"SendMessage", `{"DelaySeconds":` + strconv.FormatUint(math.MaxInt+1, 10) + `}`},
 	{"SendMessage", `{"DelaySeconds":"1"}`},
 	{"SendMessage", `{"MessageBody":5}`},
 	{"SendMessage", `{"MessageAttributes":{"b":{"DataType":"Binary","BinaryValue":"!!"}}}`},
