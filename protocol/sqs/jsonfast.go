@@ -8,7 +8,6 @@ package sqs
 // (jsonfast_test.go holds them to both).
 
 import (
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,9 +83,9 @@ type jsonIn struct {
 	attrs []engine.MessageAttribute
 }
 
-// maxFastAttributes bounds the attributes the fast path keeps sorted in
-// one object, by insertion; more, far beyond what SQS takes, go to
-// encoding/json.
+// maxFastAttributes bounds the attributes of an object whose names come out
+// of order, which the fast path sorts by insertion; more, far beyond what
+// SQS takes, go to encoding/json.
 const maxFastAttributes = 64
 
 func (d *jsonIn) ws() {
@@ -147,6 +146,10 @@ type object struct {
 // badField on a syntax error. A field named twice is a badField:
 // encoding/json merges a repeated object or array into the first, which
 // the fast path does not do.
+//
+// The readers of objects loop on member, switching on its result with a
+// case for each field, unknownField and endObject, each setting ok: a
+// badField, having no case, leaves ok false and ends the read.
 func (d *jsonIn) member(o *object, lookup func(key string) int) int {
 	c := d.peek()
 	switch {
@@ -224,11 +227,14 @@ func (d *jsonIn) str() (string, bool) {
 	start := d.i + 1 // past the opening quote
 	// Up to plainTo, every byte is below 0x80, for which the word test
 	// for a quote is exact. Most strings are short, and a word at a time
-	// finds their end sooner than IndexByte's setup would; a long one's
-	// rest goes to IndexByte.
+	// finds their end sooner than IndexByte's setup would; past
+	// wordSearched bytes, a long one's rest goes to IndexByte. (A function
+	// of its own, in wordscan, would not be inlined, and costs a call for
+	// every string.)
+	const wordSearched = 32
 	plain := d.s[:d.plainTo]
 	end := start
-	for long := start + 32; ; end += 8 {
+	for long := start + wordSearched; ; end += 8 {
 		if end+8 > len(plain) {
 			for end < len(plain) && plain[end] != '"' {
 				end++
@@ -244,7 +250,7 @@ func (d *jsonIn) str() (string, bool) {
 			break
 		}
 		if stop := ^wordscan.NotByte(wordscan.Word(plain[end:end+8]), '"') & wordscan.Highs; stop != 0 {
-			end += bits.TrailingZeros64(stop) / 8
+			end += wordscan.FirstHigh(stop)
 			break
 		}
 	}
@@ -312,7 +318,7 @@ func plainRun(s string, i int, html bool) int {
 	if html {
 		for ; i+8 <= len(s); i += 8 {
 			if stop := jsonStops(wordscan.Word(s[i : i+8])); stop != 0 {
-				return i + bits.TrailingZeros64(stop)/8
+				return i + wordscan.FirstHigh(stop)
 			}
 		}
 	} else {
@@ -321,7 +327,7 @@ func plainRun(s string, i int, html bool) int {
 			a := w &^ wordscan.Highs
 			m := wordscan.NotBelow(a, ' ') & wordscan.NotByte(a, '\\') & wordscan.NotByte(a, '"')
 			if stop := (^m | w) & wordscan.Highs; stop != 0 {
-				return i + bits.TrailingZeros64(stop)/8
+				return i + wordscan.FirstHigh(stop)
 			}
 		}
 	}
@@ -763,36 +769,43 @@ func (d *jsonIn) attributes(p *[]engine.MessageAttribute) bool {
 		case badField:
 			return false
 		}
-		a := engine.MessageAttribute{Name: o.key}
-		if !d.null() && !d.attributeValue(&a) {
+		if d.attrs == nil {
+			d.attrs = make([]engine.MessageAttribute, 0, 10) // a batch's, one each, in one allocation
+		}
+		// Read into place at the end, where an attribute whose name comes
+		// last, as it usually does, stays.
+		d.attrs = append(d.attrs, engine.MessageAttribute{Name: o.key})
+		last := len(d.attrs) - 1
+		if d.peek() == 'n' {
+			if !d.literal("null") {
+				return false
+			}
+		} else if !d.attributeValue(&d.attrs[last]) {
 			return false
 		}
-		if !d.addAttribute(start, a) {
+		if last > start && d.attrs[last-1].Name >= o.key && !d.placeLast(start) {
 			return false
 		}
 	}
 }
 
-// addAttribute adds a to the list of attributes from d.attrs[start], in its
-// place by name, or in place of the attribute of that name; it reports
-// false for one more than maxFastAttributes.
-func (d *jsonIn) addAttribute(start int, a engine.MessageAttribute) bool {
-	list := d.attrs[start:]
-	i, found := len(list), false
-	if i > 0 && list[i-1].Name >= a.Name { // names in order, the usual case, go last
-		i, found = slices.BinarySearchFunc(list, a.Name, func(b engine.MessageAttribute, name string) int { return strings.Compare(b.Name, name) })
-	}
+// placeLast moves the last attribute of d.attrs into its place by name in
+// the list from d.attrs[start], or in place of the attribute of that name;
+// it reports false for one more than maxFastAttributes.
+func (d *jsonIn) placeLast(start int) bool {
+	last := len(d.attrs) - 1
+	a := d.attrs[last]
+	list := d.attrs[start:last]
+	i, found := slices.BinarySearchFunc(list, a.Name, func(b engine.MessageAttribute, name string) int { return strings.Compare(b.Name, name) })
 	switch {
 	case found:
 		list[i] = a
-	case len(list) == maxFastAttributes:
+		d.attrs = d.attrs[:last]
+	case len(list) >= maxFastAttributes:
 		return false
-	case d.attrs == nil:
-		d.attrs = append(make([]engine.MessageAttribute, 0, 10), a) // a batch's, one each, in one allocation
-	case start+i == len(d.attrs):
-		d.attrs = append(d.attrs, a)
 	default:
-		d.attrs = slices.Insert(d.attrs, start+i, a)
+		copy(list[i+1:last-start+1], list[i:])
+		d.attrs[start+i] = a
 	}
 	return true
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"regexp"
@@ -359,6 +360,17 @@ func TestJSONFastDecoderAttributeLists(t *testing.T) {
 	_ = append(first, engine.MessageAttribute{Name: "AWSTraceHeader"})
 	if second[0].Name != "c" {
 		t.Errorf("appending to the first list overwrote the second: %+v", second)
+	}
+	// More than maxFastAttributes names out of order go to encoding/json.
+	for _, n := range []int{maxFastAttributes, maxFastAttributes + 1} {
+		var b strings.Builder
+		for i := n - 1; i >= 0; i-- {
+			fmt.Fprintf(&b, `,"a%03d":{"DataType":"String","StringValue":"%d"}`, i, i)
+		}
+		body := `{"MessageAttributes":{` + b.String()[1:] + `}}`
+		if took := compareJSONDecoders(t, "SendMessage", body); took != (n == maxFastAttributes) {
+			t.Errorf("%d attributes out of order: taken %v", n, took)
+		}
 	}
 }
 
