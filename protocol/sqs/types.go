@@ -192,7 +192,7 @@ type SendMessageInput struct {
 	MessageSystemAttributes map[string]MessageAttributeValue `json:"MessageSystemAttributes" query:"MessageSystemAttribute,map,Name,Value"`
 	MessageDeduplicationId  *string                          `json:"MessageDeduplicationId" query:"MessageDeduplicationId"` // nil when absent: SQS refuses some ids given as ""
 	MessageGroupId          *string                          `json:"MessageGroupId" query:"MessageGroupId"`
-	sent                    sentAttributes
+	sent                    sentAttributes                   // the attributes the action takes, the maps' once settled
 }
 
 // SendMessageOutput is the result of the SendMessage action.
@@ -213,7 +213,7 @@ type SendMessageBatchEntry struct {
 	MessageSystemAttributes map[string]MessageAttributeValue `json:"MessageSystemAttributes" query:"MessageSystemAttribute,map,Name,Value"`
 	MessageDeduplicationId  *string                          `json:"MessageDeduplicationId" query:"MessageDeduplicationId"` // nil when absent: SQS refuses some ids given as ""
 	MessageGroupId          *string                          `json:"MessageGroupId" query:"MessageGroupId"`
-	sent                    sentAttributes
+	sent                    sentAttributes                   // the attributes the action takes, the maps' once settled
 }
 
 // sentAttributes are the attributes and system attributes of a message
