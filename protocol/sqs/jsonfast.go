@@ -79,7 +79,7 @@ type jsonIn struct {
 	strs               []string
 	ints               []int
 	// attrs holds the lists of message attributes read, each a part of
-	// it that ends where the next begins.
+	// it (or of the array it outgrew) with no room to grow into the next.
 	attrs []engine.MessageAttribute
 }
 
