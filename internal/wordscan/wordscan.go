@@ -9,6 +9,8 @@
 // Word + (0x80-n)*Ones it is clear where the byte was below n.
 package wordscan
 
+import "math/bits"
+
 // Ones has 1 in every byte; Highs has the top bit of every byte set.
 const (
 	Ones  = 0x0101010101010101
@@ -47,6 +49,10 @@ func PrintableRun(s string, i int) int {
 	}
 	return i
 }
+
+// FirstHigh is the index of the first byte of w, little-endian, whose top
+// bit is set, or 8 if none is; w has no other bits set.
+func FirstHigh(w uint64) int { return bits.TrailingZeros64(w) / 8 }
 
 // NotByte has the top bit of each byte of w set unless that byte is c;
 // every byte of w must be below 0x80.

@@ -66,3 +66,15 @@ func TestPrintableRun(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstHigh(t *testing.T) {
+	for at := range 8 {
+		w := uint64(0x80) << (8 * at)
+		if got := FirstHigh(w | Highs<<(8*(at+1))&Highs); got != at {
+			t.Errorf("FirstHigh(%#x) = %d, want %d", w, got, at)
+		}
+	}
+	if got := FirstHigh(0); got != 8 {
+		t.Errorf("FirstHigh(0) = %d, want 8", got)
+	}
+}

@@ -19,37 +19,6 @@ import (
 // documents no such cap, and its 16 messages of 64 KB make 1 MiB.
 const maxBatchBytes = engine.MaxMaximumMessageSize
 
-// toEngineAttributes converts in to the engine's attributes, sorted by
-// name.
-func toEngineAttributes(in map[string]MessageAttributeValue) []engine.MessageAttribute {
-	return toEngineAttributesIn(nil, in)
-}
-
-// toEngineAttributesIn is toEngineAttributes in the room left in *slab when
-// there is enough, which it then takes, so that the messages of a batch
-// share one allocation; otherwise, or with a nil slab, in a slice of its
-// own. What it returns has no room to grow into the next message's
-// attributes.
-func toEngineAttributesIn(slab *[]engine.MessageAttribute, in map[string]MessageAttributeValue) []engine.MessageAttribute {
-	if len(in) == 0 {
-		return nil
-	}
-	var out []engine.MessageAttribute
-	if slab != nil && cap(*slab)-len(*slab) >= len(in) {
-		n := len(*slab)
-		out, *slab = (*slab)[n:n+len(in):n+len(in)], (*slab)[:n+len(in)]
-	} else {
-		out = make([]engine.MessageAttribute, len(in))
-	}
-	i := 0
-	for name, v := range in {
-		out[i] = engine.MessageAttribute{Name: name, DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue}
-		i++
-	}
-	slices.SortFunc(out, func(a, b engine.MessageAttribute) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
 // traceHeader is the HTTP header of the X-Ray trace a request carries
 // ("Amazon SQS and AWS X-Ray", X-Ray Developer Guide).
 const traceHeader = "X-Amzn-Trace-Id"
@@ -60,17 +29,18 @@ const traceHeader = "X-Amzn-Trace-Id"
 // header becomes the message's AWSTraceHeader unless the entry sets that
 // system attribute itself, which wins; SQS digests only the attributes the
 // entry gave.
-func (c *call) newMessage(m *engine.NewMessage, body *string, delay *int, attrs, sys map[string]MessageAttributeValue, groupID, dedupID *string) (string, error) {
+func (c *call) newMessage(m *engine.NewMessage, body *string, delay *int, a *sentAttributes, groupID, dedupID *string) (string, error) {
 	if body == nil {
 		return "", missing("MessageBody")
 	}
-	given := toEngineAttributesIn(&c.attributes, sys)
+	given := a.sys
 	sysMD5 := c.digests.of(given)
-	if _, set := sys[sysAWSTraceHeader]; c.trace != "" && !set {
-		given = append(given, engine.MessageAttribute{Name: sysAWSTraceHeader, DataType: "String", StringValue: c.trace})
+	if c.trace != "" && !slices.ContainsFunc(given, func(a engine.MessageAttribute) bool { return a.Name == sysAWSTraceHeader }) {
+		// The full slice expression keeps the entry's list as it is.
+		given = append(given[:len(given):len(given)], engine.MessageAttribute{Name: sysAWSTraceHeader, DataType: "String", StringValue: c.trace})
 	}
 	m.Body, m.DelaySeconds = *body, delay
-	m.Attributes, m.SystemAttributes = toEngineAttributesIn(&c.attributes, attrs), given
+	m.Attributes, m.SystemAttributes = a.attrs, given
 	if groupID != nil {
 		m.GroupID, m.GroupIDGiven = *groupID, true
 	}
@@ -95,7 +65,7 @@ func sendMessage(c *call, in *SendMessageInput) (*SendMessageOutput, error) {
 		return nil, err
 	}
 	msgs := []engine.NewMessage{{}}
-	sysMD5, err := c.newMessage(&msgs[0], in.MessageBody, in.DelaySeconds, in.MessageAttributes, in.MessageSystemAttributes, in.MessageGroupId, in.MessageDeduplicationId)
+	sysMD5, err := c.newMessage(&msgs[0], in.MessageBody, in.DelaySeconds, &in.sent, in.MessageGroupId, in.MessageDeduplicationId)
 	if err != nil {
 		return nil, err
 	}
@@ -122,18 +92,13 @@ func sendMessageBatch(c *call, in *SendMessageBatchInput) (*SendMessageBatchOutp
 	}
 	out := &c.sendBatch
 	msgs := c.newMessages[:0]
-	n := 0
-	for i := range in.Entries {
-		n += len(in.Entries[i].MessageAttributes) + len(in.Entries[i].MessageSystemAttributes)
-	}
-	c.attributes = make([]engine.MessageAttribute, 0, n)
 	sent := c.sendEntries[:0] // for each of msgs
 	total := 0
 	for i := range in.Entries {
 		e := &in.Entries[i]
 		msgs = append(msgs, engine.NewMessage{})
 		m := &msgs[len(msgs)-1]
-		sysMD5, err := c.newMessage(m, e.MessageBody, e.DelaySeconds, e.MessageAttributes, e.MessageSystemAttributes, e.MessageGroupId, e.MessageDeduplicationId)
+		sysMD5, err := c.newMessage(m, e.MessageBody, e.DelaySeconds, &e.sent, e.MessageGroupId, e.MessageDeduplicationId)
 		if err != nil {
 			msgs = msgs[:len(msgs)-1] // m was left zero
 			out.Failed = append(out.Failed, failedEntry(e.Id, err))

@@ -127,12 +127,8 @@ func (s *idSource) make() []string {
 }
 
 // buffer is a byte slice lent, through buffers, for the life of one
-// request: its body or its answer; with the body, the attribute maps of its
-// decoding.
-type buffer struct {
-	b    []byte
-	maps lentMaps
-}
+// request: its body or its answer.
+type buffer struct{ b []byte }
 
 var buffers = sync.Pool{New: func() any { return new(buffer) }}
 
@@ -143,7 +139,6 @@ const maxPooledBytes = 64 << 10
 func getBuffer() *buffer { return buffers.Get().(*buffer) }
 
 func (b *buffer) release() {
-	b.maps.release()
 	if cap(b.b) <= maxPooledBytes {
 		b.b = b.b[:0]
 		buffers.Put(b)
@@ -282,6 +277,7 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 		writeXMLError(w, id, err)
 		return
 	}
+	settleAttributes(in)
 	c := newCall()
 	defer c.release()
 	out, err := s.serve(c, r, body, dispatch.Query, name, in)
@@ -487,12 +483,13 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 	in := a.newInput()
 	// A body of nothing but JSON's white space is an empty input; Unicode's
 	// other white space is no JSON, and goes to encoding/json for its error.
-	if len(bytes.Trim(body, " \t\r\n")) > 0 && !decodeJSONFast(string(body), in, &buf.maps) {
+	if len(bytes.Trim(body, " \t\r\n")) > 0 && !decodeJSONFast(string(body), in) {
 		in = a.newInput()
 		if err := json.Unmarshal(body, in); err != nil {
 			writeJSONError(w, engine.Errorf(errSerialization, "Could not read the request body: %v", err))
 			return
 		}
+		settleAttributes(in)
 	}
 	c := newCall()
 	defer c.release()

@@ -8,11 +8,13 @@ package sqs
 // (jsonfast_test.go holds them to both).
 
 import (
-	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/minisqs/minisqs/engine"
 	"github.com/minisqs/minisqs/internal/wordscan"
 )
 
@@ -25,49 +27,41 @@ const maxFastDepth = 100
 // ChangeMessageVisibility(Batch). It reports false, leaving in in any
 // state, for any other input and for any body it does not decode exactly
 // as encoding/json would: a syntax error, a value of another type, a
-// member named twice or with other than ASCII letters, invalid UTF-8, a
-// number that is not a plain integer. The caller then decodes the body
-// with encoding/json into a fresh input, for its result or its error.
+// member named twice, a non-ASCII member name that matches no field,
+// invalid UTF-8, a lone surrogate, an integer field's value that is not
+// an integer in int's range. The caller then decodes the body with
+// encoding/json into a fresh input, for its result or its error.
 //
 // Strings share the memory of s, except the queue URL and the FIFO ids,
 // which outlive the request (in the request journal, metrics, message
-// groups and deduplication windows) and get their own. The maps of message
-// attributes are made afresh when lent is nil, else borrowed from lent.
-func decodeJSONFast(s string, in any, lent *lentMaps) bool {
-	d := jsonIn{s: s, lent: lent, backslash: -1}
-	switch in.(type) {
-	case *SendMessageInput, *SendMessageBatchInput, *ReceiveMessageInput, *DeleteMessageInput,
-		*DeleteMessageBatchInput, *ChangeMessageVisibilityInput, *ChangeMessageVisibilityBatchInput:
-	default:
-		return false
-	}
+// groups and deduplication windows) and get their own. Message attributes
+// go to the input's sentAttributes, as settleAttributes would put them,
+// their maps left nil.
+func decodeJSONFast(s string, in any) bool {
+	d := jsonIn{s: s, backslash: -1}
 	d.replain()
-	if d.null() {
-		d.ws()
-		return d.i == len(d.s)
-	}
+	// A null input is the zero one, as encoding/json has it.
 	var ok bool
 	switch in := in.(type) {
 	case *SendMessageInput:
-		ok = d.sendMessage(in)
+		ok = d.null() || d.sendMessage(in)
 	case *SendMessageBatchInput:
-		ok = d.sendMessageBatch(in)
+		ok = d.null() || d.sendMessageBatch(in)
 	case *ReceiveMessageInput:
-		ok = d.receiveMessage(in)
+		ok = d.null() || d.receiveMessage(in)
 	case *DeleteMessageInput:
-		ok = d.deleteMessage(in)
+		ok = d.null() || d.deleteMessage(in)
 	case *DeleteMessageBatchInput:
-		ok = d.deleteMessageBatch(in)
+		ok = d.null() || d.deleteMessageBatch(in)
 	case *ChangeMessageVisibilityInput:
-		ok = d.changeVisibility(in)
+		ok = d.null() || d.changeVisibility(in)
 	case *ChangeMessageVisibilityBatchInput:
-		ok = d.changeVisibilityBatch(in)
-	}
-	if !ok {
+		ok = d.null() || d.changeVisibilityBatch(in)
+	default:
 		return false
 	}
 	d.ws()
-	return d.i == len(d.s)
+	return ok && d.i == len(d.s)
 }
 
 // jsonIn reads JSON from s at i. Its methods report false, with i anywhere,
@@ -84,40 +78,15 @@ type jsonIn struct {
 	scratch            []byte // unescaped strings are built here
 	strs               []string
 	ints               []int
-	lent               *lentMaps // nil: attribute maps are made afresh
+	// attrs holds the lists of message attributes read, each a part of
+	// it (or of the array it outgrew) with no room to grow into the next.
+	attrs []engine.MessageAttribute
 }
 
-// lentMaps lends the fast decoder maps of message attributes for one
-// request, and keeps them, emptied, for the next (it comes with a pooled
-// buffer): the action copies what it needs out of them, and a map of even
-// one attribute is an allocation of hundreds of bytes, for every message
-// sent. Its length is the maps lent; emptied ones wait beyond it.
-type lentMaps []map[string]MessageAttributeValue
-
-// borrow lends a map, empty.
-func (l *lentMaps) borrow() map[string]MessageAttributeValue {
-	n := len(*l)
-	if n < cap(*l) {
-		*l = (*l)[:n+1]
-		if m := (*l)[n]; m != nil {
-			return m
-		}
-	} else {
-		*l = append(*l, nil)
-	}
-	m := map[string]MessageAttributeValue{}
-	(*l)[n] = m
-	return m
-}
-
-// release takes back and empties every map lent. Nothing may use them
-// afterwards.
-func (l *lentMaps) release() {
-	for _, m := range *l {
-		clear(m)
-	}
-	*l = (*l)[:0]
-}
+// maxFastAttributes bounds the attributes of an object whose names come out
+// of order, which the fast path sorts by insertion; more, far beyond what
+// SQS takes, go to encoding/json.
+const maxFastAttributes = 64
 
 func (d *jsonIn) ws() {
 	if d.i < len(d.s) && d.s[d.i] > ' ' {
@@ -177,6 +146,10 @@ type object struct {
 // badField on a syntax error. A field named twice is a badField:
 // encoding/json merges a repeated object or array into the first, which
 // the fast path does not do.
+//
+// The readers of objects loop on member, switching on its result with a
+// case for each field, unknownField and endObject, each setting ok: a
+// badField, having no case, leaves ok false and ends the read.
 func (d *jsonIn) member(o *object, lookup func(key string) int) int {
 	c := d.peek()
 	switch {
@@ -254,11 +227,14 @@ func (d *jsonIn) str() (string, bool) {
 	start := d.i + 1 // past the opening quote
 	// Up to plainTo, every byte is below 0x80, for which the word test
 	// for a quote is exact. Most strings are short, and a word at a time
-	// finds their end sooner than IndexByte's setup would; a long one's
-	// rest goes to IndexByte.
+	// finds their end sooner than IndexByte's setup would; past
+	// wordSearched bytes, a long one's rest goes to IndexByte. (A function
+	// of its own, in wordscan, would not be inlined, and costs a call for
+	// every string.)
+	const wordSearched = 32
 	plain := d.s[:d.plainTo]
 	end := start
-	for long := start + 32; ; end += 8 {
+	for long := start + wordSearched; ; end += 8 {
 		if end+8 > len(plain) {
 			for end < len(plain) && plain[end] != '"' {
 				end++
@@ -274,7 +250,7 @@ func (d *jsonIn) str() (string, bool) {
 			break
 		}
 		if stop := ^wordscan.NotByte(wordscan.Word(plain[end:end+8]), '"') & wordscan.Highs; stop != 0 {
-			end += bits.TrailingZeros64(stop) / 8
+			end += wordscan.FirstHigh(stop)
 			break
 		}
 	}
@@ -342,7 +318,7 @@ func plainRun(s string, i int, html bool) int {
 	if html {
 		for ; i+8 <= len(s); i += 8 {
 			if stop := jsonStops(wordscan.Word(s[i : i+8])); stop != 0 {
-				return i + bits.TrailingZeros64(stop)/8
+				return i + wordscan.FirstHigh(stop)
 			}
 		}
 	} else {
@@ -351,7 +327,7 @@ func plainRun(s string, i int, html bool) int {
 			a := w &^ wordscan.Highs
 			m := wordscan.NotBelow(a, ' ') & wordscan.NotByte(a, '\\') & wordscan.NotByte(a, '"')
 			if stop := (^m | w) & wordscan.Highs; stop != 0 {
-				return i + bits.TrailingZeros64(stop)/8
+				return i + wordscan.FirstHigh(stop)
 			}
 		}
 	}
@@ -405,14 +381,14 @@ func (d *jsonIn) unescape(start int) (string, bool) {
 				// A surrogate: only a high one followed by a low one
 				// makes a character; encoding/json writes U+FFFD for
 				// any other, which is left to it.
-				if r >= 0xdc00 || !d.literal(`\u`) {
+				if !d.literal(`\u`) {
 					return "", false
 				}
 				lo, ok := d.hex4()
-				if !ok || lo < 0xdc00 || lo > 0xdfff {
+				if r = utf16.DecodeRune(r, lo); !ok || r == utf8.RuneError {
 					return "", false
 				}
-				b = utf8.AppendRune(b, 0x10000+(r-0xd800)<<10+(lo-0xdc00))
+				b = utf8.AppendRune(b, r)
 			default:
 				return "", false
 			}
@@ -630,7 +606,7 @@ func changeVisibilityField(key string) int {
 
 func changeEntryField(key string) int { return receiptField(key, "Id", changeEntryNames) }
 
-// receiptField looks up a key in the names of DeleteMessage, its batch
+// receiptField looks up a key in names, those of DeleteMessage, its batch
 // entry, ChangeMessageVisibility or its batch entry: first (QueueUrl or
 // Id), ReceiptHandle and, for a change, VisibilityTimeout.
 func receiptField(key, first string, names []string) int {
@@ -639,7 +615,7 @@ func receiptField(key, first string, names []string) int {
 		return 0
 	case key == "ReceiptHandle":
 		return 1
-	case key == "VisibilityTimeout" && len(names) > 2:
+	case len(names) > 2 && key == names[2]:
 		return 2
 	}
 	return fold(key, names)
@@ -658,13 +634,12 @@ func attributeValueField(key string) int {
 }
 
 // fold returns the index of the name in names that key matches as
-// encoding/json matches a member to a field, case-insensitively, or
-// unknownField. A key that matches none and is not all ASCII could match
-// one under Unicode case folding, and is a badField, for encoding/json to
-// judge.
+// encoding/json matches a member to a field, under Unicode case folding
+// (ſ is an s), or unknownField. A key that matches none and is not all
+// ASCII is a badField, for encoding/json to judge.
 func fold(key string, names []string) int {
 	for i, name := range names {
-		if len(name) == len(key) && equalFoldASCII(key, name) {
+		if strings.EqualFold(key, name) {
 			return i
 		}
 	}
@@ -674,25 +649,6 @@ func fold(key string, names []string) int {
 		}
 	}
 	return unknownField
-}
-
-func equalFoldASCII(a, b string) bool {
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if x == y {
-			continue
-		}
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // text reads a string member; null leaves it as it is. own gives the string
@@ -715,16 +671,12 @@ func (d *jsonIn) text(p *string, own bool) bool {
 // ownTextPtr reads a *string member into memory of its own, for ids that
 // outlive the request; null makes it nil.
 func (d *jsonIn) ownTextPtr(p **string) bool {
-	if d.peek() == 'n' {
+	if d.null() {
 		*p = nil
-		return d.literal("null")
+		return true
 	}
-	var v string
-	if !d.text(&v, true) {
-		return false
-	}
-	*p = &v
-	return true
+	*p = new(string)
+	return d.text(*p, true)
 }
 
 // textPtr reads a *string member; null makes it nil.
@@ -793,51 +745,79 @@ func (d *jsonIn) texts(p *[]string) bool {
 	}
 }
 
-// attributes reads a map of message attributes; null makes it nil.
-func (d *jsonIn) attributes(p *map[string]MessageAttributeValue) bool {
-	switch d.peek() {
-	case 'n':
+// attributes reads an object of message attributes into *p, as
+// sentAttributes has them; null makes it nil. A name may come twice, the
+// last value winning, as in encoding/json.
+func (d *jsonIn) attributes(p *[]engine.MessageAttribute) bool {
+	if d.null() {
 		*p = nil
-		return d.literal("null")
-	case '{':
-	default:
+		return true
+	}
+	if d.peek() != '{' {
 		return false
 	}
-	var m map[string]MessageAttributeValue
-	if d.lent != nil {
-		m = d.lent.borrow()
-	} else {
-		m = map[string]MessageAttributeValue{}
-	}
-	*p = m
-	// A name may come twice, the last value winning, as in encoding/json.
+	start := len(d.attrs)
 	for o := (object{}); ; {
 		switch d.member(&o, anyField) {
 		case endObject:
+			if end := len(d.attrs); end > start {
+				*p = d.attrs[start:end:end]
+			} else {
+				*p = nil
+			}
 			return true
 		case badField:
 			return false
 		}
-		var v MessageAttributeValue
+		if d.attrs == nil {
+			d.attrs = make([]engine.MessageAttribute, 0, 10) // a batch's, one each, in one allocation
+		}
+		// Read into place at the end, where an attribute whose name comes
+		// last, as it usually does, stays.
+		d.attrs = append(d.attrs, engine.MessageAttribute{Name: o.key})
+		last := len(d.attrs) - 1
 		if d.peek() == 'n' {
 			if !d.literal("null") {
 				return false
 			}
-		} else if !d.attributeValue(&v) {
+		} else if !d.attributeValue(&d.attrs[last]) {
 			return false
 		}
-		m[o.key] = v
+		if last > start && d.attrs[last-1].Name >= o.key && !d.placeLast(start) {
+			return false
+		}
 	}
 }
 
-func (d *jsonIn) attributeValue(v *MessageAttributeValue) bool {
+// placeLast moves the last attribute of d.attrs into its place by name in
+// the list from d.attrs[start], or in place of the attribute of that name;
+// it reports false for one more than maxFastAttributes.
+func (d *jsonIn) placeLast(start int) bool {
+	last := len(d.attrs) - 1
+	a := d.attrs[last]
+	list := d.attrs[start:last]
+	i, found := slices.BinarySearchFunc(list, a.Name, func(b engine.MessageAttribute, name string) int { return strings.Compare(b.Name, name) })
+	switch {
+	case found:
+		list[i] = a
+		d.attrs = d.attrs[:last]
+	case len(list) >= maxFastAttributes:
+		return false
+	default:
+		copy(list[i+1:last-start+1], list[i:])
+		d.attrs[start+i] = a
+	}
+	return true
+}
+
+func (d *jsonIn) attributeValue(v *engine.MessageAttribute) bool {
 	for o := (object{}); ; {
 		var ok bool
 		switch d.member(&o, attributeValueField) {
 		case 0:
 			ok = d.text(&v.StringValue, false)
 		case 1:
-			ok = d.binary(&v.BinaryValue)
+			ok = d.binary((*blob)(&v.BinaryValue))
 		case 2:
 			ok = d.text(&v.DataType, false)
 		case unknownField:
@@ -854,15 +834,12 @@ func (d *jsonIn) attributeValue(v *MessageAttributeValue) bool {
 // binary reads a blob member, base64 in a string, as encoding/json reads a
 // TextUnmarshaler; null makes it nil.
 func (d *jsonIn) binary(p *blob) bool {
-	switch d.peek() {
-	case 'n':
+	if d.null() {
 		*p = nil
-		return d.literal("null")
-	case '"':
-		v, ok := d.str()
-		return ok && p.UnmarshalText([]byte(v)) == nil
+		return true
 	}
-	return false
+	var v string
+	return d.text(&v, false) && p.UnmarshalText([]byte(v)) == nil
 }
 
 // entries reads an array of batch entries: null makes it nil, [] empty,
@@ -904,9 +881,9 @@ func (d *jsonIn) sendFields(e *SendMessageBatchEntry, lookup func(string) int, f
 		case 2:
 			ok = d.intPtr(&e.DelaySeconds)
 		case 3:
-			ok = d.attributes(&e.MessageAttributes)
+			ok = d.attributes(&e.sent.attrs)
 		case 4:
-			ok = d.attributes(&e.MessageSystemAttributes)
+			ok = d.attributes(&e.sent.sys)
 		case 5:
 			ok = d.ownTextPtr(&e.MessageDeduplicationId)
 		case 6:
@@ -926,7 +903,7 @@ func (d *jsonIn) sendMessage(in *SendMessageInput) bool {
 	var e SendMessageBatchEntry
 	ok := d.sendFields(&e, sendMessageField, &in.QueueUrl, true)
 	in.MessageBody, in.DelaySeconds = e.MessageBody, e.DelaySeconds
-	in.MessageAttributes, in.MessageSystemAttributes = e.MessageAttributes, e.MessageSystemAttributes
+	in.sent = e.sent
 	in.MessageDeduplicationId, in.MessageGroupId = e.MessageDeduplicationId, e.MessageGroupId
 	return ok
 }
@@ -941,8 +918,9 @@ func (d *jsonIn) entry(e any) bool {
 		return d.receiptFields(deleteEntryField, &e.Id, false, &e.ReceiptHandle, nil)
 	case *ChangeMessageVisibilityBatchEntry:
 		return d.receiptFields(changeEntryField, &e.Id, false, &e.ReceiptHandle, &e.VisibilityTimeout)
+	default:
+		panic("sqs: no JSON decoding for a batch entry of this type")
 	}
-	return false
 }
 
 // batch reads the members of a batch action's input.

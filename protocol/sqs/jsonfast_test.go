@@ -4,12 +4,17 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/minisqs/minisqs/engine"
 )
 
 // jsonFastActions are the actions whose inputs decodeJSONFast decodes.
@@ -18,37 +23,25 @@ var jsonFastActions = []string{
 	"ChangeMessageVisibility", "ChangeMessageVisibilityBatch",
 }
 
-// compareLent are the maps compareJSONDecoders lends, from one body to
-// the next as a pooled buffer lends them from one request to the next.
-var compareLent lentMaps
-
 // compareJSONDecoders decodes body into a fresh input of action with
-// decodeJSONFast and with encoding/json: whenever the fast decoder takes a
-// body, encoding/json must take it too, into an equal input, and the fast
-// decoder with maps lent takes it into an equal input too. It reports
-// whether the fast decoder took it.
+// decodeJSONFast and with encoding/json, its attributes then settled as the
+// server settles them: whenever the fast decoder takes a body,
+// encoding/json must take it too, into an equal input. It reports whether
+// the fast decoder took it.
 func compareJSONDecoders(t *testing.T, action, body string) bool {
 	t.Helper()
 	a := actionTable()[action]
 	fast := a.newInput()
-	took := decodeJSONFast(body, fast, nil)
+	took := decodeJSONFast(body, fast)
 	std := a.newInput()
 	err := json.Unmarshal([]byte(body), std)
+	settleAttributes(std)
 	switch {
 	case took && err != nil:
 		t.Fatalf("%s: the fast decoder took %q, which encoding/json refuses: %v", action, body, err)
 	case took && !reflect.DeepEqual(fast, std):
 		t.Fatalf("%s: %q decoded as\n%#v\nwhere encoding/json has\n%#v", action, body, fast, std)
 	}
-	lent := a.newInput()
-	tookLent := decodeJSONFast(body, lent, &compareLent)
-	switch {
-	case tookLent != took:
-		t.Fatalf("%s: %q taken %v with maps lent, %v without", action, body, tookLent, took)
-	case took && !reflect.DeepEqual(lent, std):
-		t.Fatalf("%s: %q decoded with maps lent as\n%#v\nwhere encoding/json has\n%#v", action, body, lent, std)
-	}
-	compareLent.release()
 	return took
 }
 
@@ -64,7 +57,8 @@ var jsonFastTaken = [][2]string{
 	{"SendMessage", `{"MessageBody":"","MessageAttributes":{}}`},
 	{"SendMessage", `{"MessageAttributes":{"a":null,"b":{},"c":{"BinaryValue":""},"d":{"BinaryValue":null,"StringValue":null,"DataType":null},"e":{"Other":[1]},"é\u00e9":{"DataType":"String"}}}`},
 	{"SendMessage", `{"MessageAttributes":{"a":{"DataType":"String"},"a":{"StringValue":"second wins"}}}`},
-	{"SendMessage", `{"DelaySeconds":-9223372036854775808}`},
+	{"SendMessage", `{"Meſſagebody":"folded long s"}`},
+	{"SendMessage", `{"DelaySeconds":` + strconv.Itoa(math.MinInt) + `}`}, // int's range, whatever its size
 	{"SendMessage", `null`},
 	{"SendMessage", ` null `},
 	{"SendMessage", `{}`},
@@ -94,14 +88,13 @@ var jsonFastTaken = [][2]string{
 var jsonFastLeft = [][2]string{
 	{"SendMessage", `{"QueueUrl":"a","QueueUrl":"b"}`},
 	{"SendMessage", `{"MessageBody":"a","messagebody":"b"}`},
-	{"SendMessage", `{"Meſſagebody":"folded long s"}`},
 	{"SendMessage", `{"MessageBody":"\ud800"}`},
 	{"SendMessage", `{"MessageBody":"\udc00\ud800"}`},
 	{"SendMessage", "{\"MessageBody\":\"\xff\"}"},
 	{"SendMessage", "{\"Unknown\":\"\xc3\"}"},
 	{"SendMessage", `{"DelaySeconds":1.0}`},
 	{"SendMessage", `{"DelaySeconds":1e2}`},
-	{"SendMessage", `{"DelaySeconds":9223372036854775808}`},
+	{"SendMessage", `{"DelaySeconds":` + strconv.FormatUint(math.MaxInt+1, 10) + `}`},
 	{"SendMessage", `{"DelaySeconds":"1"}`},
 	{"SendMessage", `{"MessageBody":5}`},
 	{"SendMessage", `{"MessageAttributes":{"b":{"DataType":"Binary","BinaryValue":"!!"}}}`},
@@ -160,7 +153,7 @@ func TestJSONFastDecoderOnlyTakesMessageActions(t *testing.T) {
 		for _, a := range jsonFastActions {
 			taken = taken || a == action
 		}
-		if got := decodeJSONFast(`{}`, actionTable()[action].newInput(), nil); got != taken {
+		if got := decodeJSONFast(`{}`, actionTable()[action].newInput()); got != taken {
 			t.Errorf("%s: decodeJSONFast took {}: %v, want %v", action, got, taken)
 		}
 	}
@@ -175,7 +168,7 @@ func TestJSONFastDecoderCopiesLastingStrings(t *testing.T) {
 	}
 	body := `{"QueueUrl":"u","Entries":[{"Id":"a","MessageBody":"b","MessageGroupId":"g","MessageDeduplicationId":"d"}]}`
 	var in SendMessageBatchInput
-	if !decodeJSONFast(body, &in, nil) {
+	if !decodeJSONFast(body, &in) {
 		t.Fatal("not taken")
 	}
 	e := in.Entries[0]
@@ -189,7 +182,7 @@ func TestJSONFastDecoderCopiesLastingStrings(t *testing.T) {
 	}
 	body = `{"QueueUrl":"u","ReceiveRequestAttemptId":"a"}`
 	var r ReceiveMessageInput
-	if !decodeJSONFast(body, &r, nil) || within(r.QueueUrl, body) || within(r.ReceiveRequestAttemptId, body) {
+	if !decodeJSONFast(body, &r) || within(r.QueueUrl, body) || within(r.ReceiveRequestAttemptId, body) {
 		t.Errorf("receive: %+v", r)
 	}
 }
@@ -240,7 +233,7 @@ func jsonResults(a, b string, bin []byte, n uint8) []any {
 			if i > 0 || n&1 != 0 {
 				m.Attributes = attributeMap{a: b, b: a, "SentTimestamp": "1"}
 				m.MD5OfMessageAttributes = hexB
-				m.MessageAttributes = toEngineAttributes(map[string]MessageAttributeValue{
+				m.MessageAttributes = attributeList(map[string]MessageAttributeValue{
 					a: {StringValue: b, DataType: "String"}, b: {BinaryValue: bin, DataType: a},
 					"e": {}, "s": {StringValue: a, BinaryValue: bin, DataType: "Binary"},
 				})
@@ -348,42 +341,36 @@ func TestRequestIDs(t *testing.T) {
 	}
 }
 
-// Attribute maps borrowed for one request come back empty, and decode the
-// next request as fresh ones would.
-func TestJSONFastDecoderLentMaps(t *testing.T) {
-	var lent lentMaps
-	borrowed := 0
-	for _, c := range jsonFastTaken {
-		in := actionTable()[c[0]].newInput()
-		if !decodeJSONFast(c[1], in, &lent) {
-			t.Fatalf("%s: %q not taken with lent maps", c[0], c[1])
-		}
-		fresh := actionTable()[c[0]].newInput()
-		decodeJSONFast(c[1], fresh, nil)
-		if !reflect.DeepEqual(in, fresh) {
-			t.Errorf("%s: %q decoded with lent maps as\n%#v\nfresh\n%#v", c[0], c[1], in, fresh)
-		}
-		maps := append(lentMaps(nil), lent...)
-		borrowed += len(maps)
-		lent.release()
-		for _, m := range maps {
-			if len(m) != 0 {
-				t.Errorf("%s: a map came back with %v", c[0], m)
-			}
-		}
-		if len(lent) != 0 {
-			t.Errorf("%s: %d maps still lent", c[0], len(lent))
-		}
-		// The next request borrows the same maps.
-		for i, m := range maps {
-			if got := lent.borrow(); reflect.ValueOf(got).UnsafePointer() != reflect.ValueOf(m).UnsafePointer() {
-				t.Errorf("%s: map %d not lent again", c[0], i)
-			}
-		}
-		lent.release()
+// The lists of attributes a body's messages take share an array, and
+// leave no room to grow into the next: the action appends the trace header
+// to a message's system attributes.
+func TestJSONFastDecoderAttributeLists(t *testing.T) {
+	var in SendMessageBatchInput
+	body := `{"Entries":[{"MessageSystemAttributes":{"b":{},"a":{},"b":{"DataType":"last"}}},{"MessageAttributes":{},"MessageSystemAttributes":{"c":{}}}]}`
+	if !decodeJSONFast(body, &in) {
+		t.Fatalf("%q not taken", body)
 	}
-	if borrowed == 0 {
-		t.Error("no map was borrowed")
+	first, second := in.Entries[0].sent.sys, in.Entries[1].sent.sys
+	if len(first) != 2 || first[0].Name != "a" || first[1].Name != "b" || first[1].DataType != "last" || cap(first) != len(first) {
+		t.Errorf("first entry's list %+v, cap %d", first, cap(first))
+	}
+	if in.Entries[1].sent.attrs != nil || len(second) != 1 || unsafe.Pointer(&second[0]) != unsafe.Add(unsafe.Pointer(&first[0]), 2*unsafe.Sizeof(first[0])) {
+		t.Errorf("second entry's lists %+v, %+v do not follow the first's", in.Entries[1].sent.attrs, second)
+	}
+	_ = append(first, engine.MessageAttribute{Name: "AWSTraceHeader"})
+	if second[0].Name != "c" {
+		t.Errorf("appending to the first list overwrote the second: %+v", second)
+	}
+	// More than maxFastAttributes names out of order go to encoding/json.
+	for _, n := range []int{maxFastAttributes, maxFastAttributes + 1} {
+		var b strings.Builder
+		for i := n - 1; i >= 0; i-- {
+			fmt.Fprintf(&b, `,"a%03d":{"DataType":"String","StringValue":"%d"}`, i, i)
+		}
+		body := `{"MessageAttributes":{` + b.String()[1:] + `}}`
+		if took := compareJSONDecoders(t, "SendMessage", body); took != (n == maxFastAttributes) {
+			t.Errorf("%d attributes out of order: taken %v", n, took)
+		}
 	}
 }
 

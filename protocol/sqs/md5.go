@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"slices"
-	"strings"
 
 	"github.com/minisqs/minisqs/engine"
 )
@@ -47,9 +46,8 @@ func (d *attributeDigests) of(attrs []engine.MessageAttribute) string {
 
 // digestAttributes is the digest of attrs, at least one.
 func digestAttributes(attrs []engine.MessageAttribute) string {
-	byName := func(a, b engine.MessageAttribute) int { return strings.Compare(a.Name, b.Name) }
-	if !slices.IsSortedFunc(attrs, byName) {
-		attrs = slices.SortedFunc(slices.Values(attrs), byName)
+	if !slices.IsSortedFunc(attrs, byAttributeName) {
+		attrs = slices.SortedFunc(slices.Values(attrs), byAttributeName)
 	}
 	// Attributes are small: the digest's input usually fits on the stack.
 	var stack [256]byte

@@ -8,6 +8,7 @@ package sqs
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/minisqs/minisqs/engine"
@@ -56,9 +57,6 @@ type call struct {
 	trace string
 	// digests digests the message attributes of the request's messages.
 	digests attributeDigests
-	// attributes is where a batch's messages take their attributes from,
-	// made for each batch: the engine may keep them.
-	attributes []engine.MessageAttribute
 
 	// req is the request on its way through the dispatch chain.
 	req dispatch.Request
@@ -167,21 +165,22 @@ func checkBatch[E any](entryType string, max int, entries []E, idOf func(*E) str
 		return engine.ErrBatchTooMany(len(entries), max)
 	}
 	// At most max ids, a handful: comparing each with those before it
-	// finds a repeat without a set. Ids tend to differ in their last
-	// character (0 to 9, or a counter after a prefix), so comparing that
-	// first spares most full comparisons.
+	// finds a repeat without a map. Ids tend to differ in their last
+	// character (0 to 9, or a counter after a prefix), so only the ids
+	// before that end as an id does, which lasts records, are compared.
 	var ids [16]string
 	seen := ids[:0]
+	var lasts [2]uint64 // a bit for each ASCII byte that ends an id
 	for i := range entries {
 		id := idOf(&entries[i])
 		if !batchEntryID.MatchString(id) {
 			return engine.ErrBatchEntryID(id)
 		}
-		last := id[len(id)-1]
-		for _, other := range seen {
-			if other[len(other)-1] == last && other == id {
-				return engine.ErrBatchEntryRepeated(id)
-			}
+		last := id[len(id)-1] // ASCII, as MatchString has it
+		if bit := uint64(1) << (last & 63); lasts[last>>6]&bit == 0 {
+			lasts[last>>6] |= bit
+		} else if slices.Contains(seen, id) {
+			return engine.ErrBatchEntryRepeated(id)
 		}
 		seen = append(seen, id)
 	}

@@ -4,7 +4,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/minisqs/minisqs/engine"
 )
@@ -190,6 +192,7 @@ type SendMessageInput struct {
 	MessageSystemAttributes map[string]MessageAttributeValue `json:"MessageSystemAttributes" query:"MessageSystemAttribute,map,Name,Value"`
 	MessageDeduplicationId  *string                          `json:"MessageDeduplicationId" query:"MessageDeduplicationId"` // nil when absent: SQS refuses some ids given as ""
 	MessageGroupId          *string                          `json:"MessageGroupId" query:"MessageGroupId"`
+	sent                    sentAttributes                   // the attributes the action takes, the maps' once settled
 }
 
 // SendMessageOutput is the result of the SendMessage action.
@@ -210,7 +213,51 @@ type SendMessageBatchEntry struct {
 	MessageSystemAttributes map[string]MessageAttributeValue `json:"MessageSystemAttributes" query:"MessageSystemAttribute,map,Name,Value"`
 	MessageDeduplicationId  *string                          `json:"MessageDeduplicationId" query:"MessageDeduplicationId"` // nil when absent: SQS refuses some ids given as ""
 	MessageGroupId          *string                          `json:"MessageGroupId" query:"MessageGroupId"`
+	sent                    sentAttributes                   // the attributes the action takes, the maps' once settled
 }
+
+// sentAttributes are the attributes and system attributes of a message
+// sent, as the actions take them: the fast JSON decoder reads them, and
+// settleAttributes moves there what encoding/json or decodeQuery read into
+// the maps, which are then nil. Each list is sorted by name and names an
+// attribute once; an empty one is nil.
+type sentAttributes struct {
+	attrs, sys []engine.MessageAttribute
+}
+
+// settleAttributes moves the attribute maps of in, an action's input as
+// encoding/json or decodeQuery filled it, into its sentAttributes.
+func settleAttributes(in any) {
+	switch in := in.(type) {
+	case *SendMessageInput:
+		in.sent.settle(&in.MessageAttributes, &in.MessageSystemAttributes)
+	case *SendMessageBatchInput:
+		for i := range in.Entries {
+			e := &in.Entries[i]
+			e.sent.settle(&e.MessageAttributes, &e.MessageSystemAttributes)
+		}
+	}
+}
+
+func (s *sentAttributes) settle(attrs, sys *map[string]MessageAttributeValue) {
+	s.attrs, s.sys = attributeList(*attrs), attributeList(*sys)
+	*attrs, *sys = nil, nil
+}
+
+// attributeList is m as a list sorted by name, nil if m is empty.
+func attributeList(m map[string]MessageAttributeValue) []engine.MessageAttribute {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]engine.MessageAttribute, 0, len(m))
+	for name, v := range m {
+		out = append(out, engine.MessageAttribute{Name: name, DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue})
+	}
+	slices.SortFunc(out, byAttributeName)
+	return out
+}
+
+func byAttributeName(a, b engine.MessageAttribute) int { return strings.Compare(a.Name, b.Name) }
 
 // SendMessageBatchInput is the input of the SendMessageBatch action.
 type SendMessageBatchInput struct {
