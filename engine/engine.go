@@ -270,10 +270,25 @@ func (e *Engine) load() error {
 	for _, rec := range recs {
 		e.lastNum = max(e.lastNum, rec.Num)
 	}
+	// A queue stored before namespaces that is stored in the default one
+	// too was placed there by a load killed before it dropped the old
+	// record: the new record counts.
+	ns := e.DefaultNamespace()
+	placed := map[string]bool{}
+	for _, rec := range recs {
+		if rec.Account != "" {
+			placed[queueKey(rec.namespace(), rec.Name)] = true
+		}
+	}
 	now := e.clock.Now().UnixNano()
 	for _, rec := range recs {
 		if rec.Account == "" {
-			ns := e.DefaultNamespace()
+			if placed[queueKey(ns, rec.Name)] {
+				if err := e.store.dropOldQueue(rec.Name); err != nil {
+					return fmt.Errorf("drop the old record of queue %s: %w", rec.Name, err)
+				}
+				continue
+			}
 			if err := e.store.placeQueue(rec, ns); err != nil {
 				return fmt.Errorf("place queue %s in the default namespace: %w", rec.Name, err)
 			}
@@ -283,6 +298,9 @@ func (e *Engine) load() error {
 			if err := e.numberQueue(rec); err != nil {
 				return fmt.Errorf("number queue %s: %w", rec.Name, err)
 			}
+		}
+		if err := e.store.migrateKeys(rec.ID, keyspaceOf(rec.Num)); err != nil {
+			return fmt.Errorf("move the messages of queue %s to its keyspace: %w", rec.Name, err)
 		}
 		q := newQueue(e, rec)
 		if err := q.loadMessages(now); err != nil {
@@ -295,9 +313,12 @@ func (e *Engine) load() error {
 }
 
 // numberQueue gives a queue stored before queues had numbers the next one.
+// Its messages move to its keyspace afterwards (store.migrateKeys), so that
+// a kill that leaves the number unstored leaves no record in a keyspace
+// that no queue then has.
 func (e *Engine) numberQueue(rec *queueRecord) error {
 	rec.Num = e.lastNum + 1
-	if err := e.store.numberQueue(rec); err != nil {
+	if err := e.store.createQueue(rec); err != nil {
 		rec.Num = 0
 		return err
 	}

@@ -738,6 +738,17 @@ func tornRun(t *testing.T, clk *ManualClock, setup, change func(e *Engine), ok f
 	if err != nil {
 		t.Fatal(err)
 	}
+	if outcomes := checkTorn(t, clk, after, starts, ok); len(before) >= len(after) || outcomes < 4 {
+		t.Fatalf("the change wrote %d bytes, in %d outcomes", len(after)-len(before), outcomes)
+	}
+}
+
+// checkTorn checks ok on each store a kill could leave from the file
+// after, written by transactions that began at the offsets starts: with
+// those before one whole, and any of that one's commands. It returns how
+// many stores it checked.
+func checkTorn(t *testing.T, clk *ManualClock, after []byte, starts []int64, ok func(t *testing.T, e *Engine, what string)) int {
+	t.Helper()
 	starts = append(starts, int64(len(after)))
 	outcomes := 0
 	for i := range len(starts) - 1 {
@@ -759,9 +770,7 @@ func tornRun(t *testing.T, clk *ManualClock, setup, change func(e *Engine), ok f
 			outcomes++
 		}
 	}
-	if len(before) >= len(after) || outcomes < 4 {
-		t.Fatalf("the change wrote %d bytes, in %d outcomes", len(after)-len(before), outcomes)
-	}
+	return outcomes
 }
 
 // A kill while a message moves to its dead-letter queue, or back out of it

@@ -96,29 +96,60 @@ func parseSeq(key string) (uint64, bool) {
 	return seq, true
 }
 
-// migrateKeysTx moves the records of a queue stored before queues had
+// migrateKeys moves the records of a queue stored before queues had
 // numbers, under "m:ID:SEQ" and "s:ID:SEQ" with SEQ 16 hex digits, to its
-// keyspace.
-func migrateKeysTx(tx recordTx, id, keyspace string) error {
-	for _, prefix := range []string{messagePrefix, statePrefix} {
-		old := prefix + id + ":"
-		keys, err := keysWithPrefix(tx, old)
-		if err != nil {
-			return err
-		}
-		for _, k := range keys {
-			seq, err := strconv.ParseUint(k[len(old):], 16, 64)
+// keyspace: one transaction copies each to its new key, where a copy
+// already there wins, and a later one deletes the old keys. A kill can
+// leave any of a transaction's commands, so the old keys go only once every
+// copy is stored; a load that finds old keys, after a kill or not, calls
+// this again, and it finishes what is left.
+func (s *store) migrateKeys(id, keyspace string) error {
+	var old, moved []string
+	err := s.view(func(tx recordTx) error {
+		for _, prefix := range []string{messagePrefix, statePrefix} {
+			from := prefix + id + ":"
+			keys, err := keysWithPrefix(tx, from)
 			if err != nil {
+				return err
+			}
+			for _, k := range keys {
+				if seq, err := strconv.ParseUint(k[len(from):], 16, 64); err == nil {
+					old, moved = append(old, k), append(moved, recordKey(prefix, keyspace, seq))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || len(old) == 0 {
+		return err
+	}
+	err = s.update(func(tx recordTx) error {
+		for i, k := range old {
+			if _, ok, err := tx.get(moved[i]); ok || err != nil {
+				if err != nil {
+					return err
+				}
 				continue
 			}
-			v, _, err := tx.delete(k)
+			v, _, err := tx.get(k)
 			if err != nil {
 				return err
 			}
-			if err := tx.set(recordKey(prefix, keyspace, seq), v); err != nil {
+			if err := tx.set(moved[i], v); err != nil {
 				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	return nil
+	return s.update(func(tx recordTx) error {
+		for _, k := range old {
+			if _, _, err := tx.delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -146,16 +146,26 @@ type queueRecord struct {
 
 func (r *queueRecord) namespace() Namespace { return Namespace{Account: r.Account, Region: r.Region} }
 
-// placeQueue moves a queue stored before namespaces to ns: its record
-// gets the namespace and the key that names it, in one transaction.
+// placeQueue moves a queue stored before namespaces to ns: its record,
+// with the namespace, is stored under the key that names it, and then, in
+// a later transaction, the old key goes. A kill can leave any of a
+// transaction's commands, so the old record goes only once the new one is
+// stored; a load that finds both keeps the new one and drops the old.
 func (s *store) placeQueue(rec *queueRecord, ns Namespace) error {
 	placed := *rec
 	placed.Account, placed.Region = ns.Account, ns.Region
+	if err := s.putQueue(&placed); err != nil {
+		return err
+	}
+	return s.dropOldQueue(rec.Name)
+}
+
+// dropOldQueue deletes the record of a queue stored before namespaces,
+// once its record under its namespace is stored.
+func (s *store) dropOldQueue(name string) error {
 	return s.update(func(tx recordTx) error {
-		if _, _, err := tx.delete(oldQueueKey(rec.Name)); err != nil {
-			return err
-		}
-		return putQueueTx(tx, &placed)
+		_, _, err := tx.delete(oldQueueKey(name))
+		return err
 	})
 }
 
@@ -171,20 +181,10 @@ func putQueueTx(tx recordTx, rec *queueRecord) error {
 	return tx.set(queueKey(rec.namespace(), rec.Name), string(b))
 }
 
-// createQueue stores a new queue and the counter its number came from.
+// createQueue stores a new queue, or the number given to a queue stored
+// before queues had numbers, and the counter its number came from.
 func (s *store) createQueue(rec *queueRecord) error {
 	return s.update(func(tx recordTx) error { return putNumberedQueueTx(tx, rec) })
-}
-
-// numberQueue stores the number given to a queue stored before queues had
-// numbers, and moves its messages to its keyspace, in one transaction.
-func (s *store) numberQueue(rec *queueRecord) error {
-	return s.update(func(tx recordTx) error {
-		if err := migrateKeysTx(tx, rec.ID, keyspaceOf(rec.Num)); err != nil {
-			return err
-		}
-		return putNumberedQueueTx(tx, rec)
-	})
 }
 
 func putNumberedQueueTx(tx recordTx, rec *queueRecord) error {
