@@ -150,17 +150,15 @@ func (q *Queue) DeleteMessage(id string) error {
 		return ErrMessageMissing(q.name, id)
 	}
 	// The store first: a delete it did not record is not done.
-	top := q.seqToSave(m.seq)
+	if err := q.saveSeq(m.seq); err != nil {
+		return err
+	}
 	err := q.e.store.update(func(tx recordTx) error {
-		if err := q.e.store.deleteMessageTx(tx, q.keyspace, m); err != nil {
-			return err
-		}
-		return q.putSeqTx(tx, top)
+		return q.e.store.deleteMessageTx(tx, q.keyspace, m)
 	})
 	if err != nil {
 		return err
 	}
-	q.savedSeq(top)
 	q.removeLocked(m)
 	return nil
 }

@@ -44,20 +44,18 @@ func (q *Queue) acknowledge(handles []string, inFlightOnly bool) []error {
 		return errs
 	}
 	// The store first: a delete it did not record is not done.
-	seq := q.seqToSave(topSeq(gone))
-	err := q.e.store.update(func(tx recordTx) error {
-		if err := q.e.store.deleteBatchTx(tx, q.keyspace, gone); err != nil {
-			return err
-		}
-		return q.putSeqTx(tx, seq)
-	})
+	err := q.saveSeq(topSeq(gone))
+	if err == nil {
+		err = q.e.store.update(func(tx recordTx) error {
+			return q.e.store.deleteBatchTx(tx, q.keyspace, gone)
+		})
+	}
 	if err != nil {
 		for _, i := range goneAt {
 			errs[i] = err
 		}
 		return errs
 	}
-	q.savedSeq(seq)
 	for _, m := range gone {
 		q.removeLocked(m)
 	}

@@ -24,7 +24,8 @@ const (
 
 // adopt moves messages that src has already taken out of its index into q,
 // with their bodies and attributes: one store transaction writes them to q,
-// and the next deletes them from src. A kill can cut a transaction's write
+// and a later one deletes them from src (after src's sequence counter, if
+// it needs storing: see saveSeq). A kill can cut a transaction's write
 // short, keeping any of its commands, so a move in one transaction could
 // keep the deletes alone and lose the messages; in two, a kill leaves a
 // message in both queues at worst, as does a failure of the second write.
@@ -94,17 +95,15 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 		q.insertLocked(m)
 		q.countEnqueuedLocked(m)
 	}
-	srcSeq := src.seqToSave(topSeq(moved))
-	err = q.e.store.update(func(tx recordTx) error {
-		for _, old := range moved {
-			if err := q.e.store.deleteMessageTx(tx, src.keyspace, old); err != nil {
-				return err
+	if src.saveSeq(topSeq(moved)) == nil {
+		q.e.store.update(func(tx recordTx) error {
+			for _, old := range moved {
+				if err := q.e.store.deleteMessageTx(tx, src.keyspace, old); err != nil {
+					return err
+				}
 			}
-		}
-		return src.putSeqTx(tx, srcSeq)
-	})
-	if err == nil {
-		src.savedSeq(srcSeq)
+			return nil
+		})
 	}
 	return len(adopted), nil
 }

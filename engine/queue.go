@@ -269,12 +269,11 @@ func (q *Queue) emptyLocked(lastPurge time.Time) error {
 	if !lastPurge.IsZero() {
 		rec.LastPurge = lastPurge.UnixNano()
 	}
-	seq := q.seqToSave(q.seq.Load()) // sequence numbers go on increasing
+	if err := q.saveSeq(q.seq.Load()); err != nil { // sequence numbers go on increasing
+		return err
+	}
 	err := q.e.store.update(func(tx recordTx) error {
 		if err := deleteMessagesTx(tx, q.keyspace); err != nil {
-			return err
-		}
-		if err := q.putSeqTx(tx, seq); err != nil {
 			return err
 		}
 		return putQueueTx(tx, rec)
@@ -282,7 +281,6 @@ func (q *Queue) emptyLocked(lastPurge time.Time) error {
 	if err != nil {
 		return err
 	}
-	q.savedSeq(seq)
 	q.lastPurge = lastPurge
 	return nil
 }
@@ -481,17 +479,15 @@ func (q *Queue) advance(now int64) {
 	if len(expired) > 0 {
 		// An expired message is gone whether or not the store forgets it now:
 		// one left behind by a failed write expires again when loaded.
-		seq := q.seqToSave(topSeq(expired))
-		err := q.e.store.update(func(tx recordTx) error {
-			for _, m := range expired {
-				if err := q.e.store.deleteMessageTx(tx, q.keyspace, m); err != nil {
-					return err
+		if q.saveSeq(topSeq(expired)) == nil {
+			q.e.store.update(func(tx recordTx) error {
+				for _, m := range expired {
+					if err := q.e.store.deleteMessageTx(tx, q.keyspace, m); err != nil {
+						return err
+					}
 				}
-			}
-			return q.putSeqTx(tx, seq)
-		})
-		if err == nil {
-			q.savedSeq(seq)
+				return nil
+			})
 		}
 	}
 }

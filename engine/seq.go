@@ -6,15 +6,18 @@ import (
 
 // Sequence numbers only ever increase per queue, across restarts too: a
 // restart takes up the count from the highest of the stored messages'
-// numbers and the stored counter. The counter is written only by a
+// numbers and the stored counter. The counter is written only before a
 // transaction that deletes a message numbered above what the store already
 // covers, since only such a delete could hide a number a client has seen;
 // it is then written seqReserve above the count, so that the deletes of the
 // next seqReserve messages sent write nothing more, and a restart skips the
-// numbers reserved and not used. Messages leave a queue under its own lock,
-// and, when dead-lettered or moved, under their new queue's: so the
-// counter's record is atomic, and a transaction never lowers the stored
-// counter.
+// numbers reserved and not used. It is written in a transaction of its own,
+// committed before the delete's: a kill can cut a transaction's write
+// short, leaving any of its commands, and one that kept a delete but not
+// the counter would let a restart number a message as the deleted one
+// was. Messages leave a queue under its own lock, and, when dead-lettered
+// or moved, under their new queue's: so the counter's record is atomic,
+// and a transaction never lowers the stored counter.
 
 // seqReserve is how far past the count the stored counter goes: a steady
 // stream of sends and deletes writes it about once per seqReserve
@@ -22,13 +25,20 @@ import (
 // storing a message.
 const seqReserve = 1 << 12
 
-// seqToSave returns the counter to store with a transaction that
-// deletes messages numbered up to top, or 0 when the store covers them.
-func (q *Queue) seqToSave(top uint64) uint64 {
+// saveSeq stores the counter that a transaction deleting messages numbered
+// up to top needs, if the store does not cover them yet, in a transaction
+// of its own. The caller runs it before the delete's transaction, and
+// fails the delete, changing nothing else, when it fails.
+func (q *Queue) saveSeq(top uint64) error {
 	if !q.e.store.durable || top <= q.seqSaved.Load() {
-		return 0
+		return nil
 	}
-	return q.seq.Load() + seqReserve
+	n := q.seq.Load() + seqReserve
+	if err := q.e.store.update(func(tx recordTx) error { return q.putSeqTx(tx, n) }); err != nil {
+		return err
+	}
+	q.savedSeq(n)
+	return nil
 }
 
 // putSeqTx raises the stored counter to n, unless n is 0.

@@ -123,3 +123,57 @@ func TestTornMigration(t *testing.T) {
 		t.Fatalf("the first open wrote %d outcomes", outcomes)
 	}
 }
+
+// A kill while messages leave a FIFO queue, which may store its sequence
+// counter, never lets a restart hand out a sequence number again, whichever
+// of the deletes the store keeps: acknowledged, deleted by id, purged,
+// expired or dead-lettered.
+func TestTornDeleteKeepsSequence(t *testing.T) {
+	for name, change := range map[string]func(t *testing.T, clk *ManualClock, q *Queue){
+		"acknowledge": func(t *testing.T, clk *ManualClock, q *Queue) {
+			var handles []string
+			for _, d := range recvNow(t, q, ReceiveOptions{MaxMessages: 10}) {
+				handles = append(handles, d.ReceiptHandle)
+			}
+			for _, err := range q.Acknowledge(handles) {
+				wantCode(t, err, "")
+			}
+		},
+		"delete by id": func(t *testing.T, clk *ManualClock, q *Queue) {
+			ms, err := q.Messages()
+			wantCode(t, err, "")
+			wantCode(t, q.DeleteMessage(ms[len(ms)-1].ID), "")
+		},
+		"purge": func(t *testing.T, clk *ManualClock, q *Queue) { wantCode(t, q.Purge(), "") },
+		"expiry": func(t *testing.T, clk *ManualClock, q *Queue) {
+			clk.Advance(61 * time.Second)
+			recvNone(t, q)
+		},
+		"dead letter": func(t *testing.T, clk *ManualClock, q *Queue) {
+			recvNow(t, q, ReceiveOptions{MaxMessages: 10})
+			clk.Advance(31 * time.Second)
+			recvNone(t, q) // moves both
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			clk := NewManualClock(testStart)
+			var top uint64
+			setup := func(e *Engine) {
+				dlq := ffQueue(t, e, "dlq", AttributeUpdate{})
+				q := ffQueue(t, e, "q", AttributeUpdate{
+					VisibilityTimeout: ptr(30), MessageRetentionPeriod: ptr(60),
+					RedrivePolicy: &RedrivePolicy{DeadLetterTargetArn: dlq.Arn(), MaxReceiveCount: 1},
+				})
+				for _, body := range []string{"m1", "m2"} {
+					top = seqOf(t, ffSendOne(q, NewMessage{Body: body, GroupID: body, DeduplicationID: body}))
+				}
+			}
+			tornRun(t, clk, setup, func(e *Engine) { change(t, clk, mustQueue(t, e, "q.fifo")) }, func(t *testing.T, e *Engine, what string) {
+				t.Helper()
+				if n := seqOf(t, ffSendOne(mustQueue(t, e, "q.fifo"), ffMsg("g", "after"))); n <= top {
+					t.Errorf("%s: SequenceNumber %d after a restart, but %d was handed out before", what, n, top)
+				}
+			})
+		})
+	}
+}
