@@ -133,7 +133,7 @@ func TestWriteTable(t *testing.T) {
 	if !strings.Contains(out.String(), "/ in memory: instructions 1.10x, CPU 1.25x (target <= 1.2x), the ratio of the medians; round by round 1.10x to 1.50x\n") {
 		t.Errorf("no ratio of db to memory:\n%s", out.String())
 	}
-	for _, want := range []string{"CPU: median of 5 interleaved rounds of 10000 messages a phase", "in 5 rounds of 10,000 messages", "sum of 5 windows of 2s"} {
+	for _, want := range []string{"CPU: median of 5 interleaved rounds of 10000 messages a phase", "in 5 rounds of 10,000 messages", "a tick is 1.00 µs a message", "sum of 5 windows of 2s"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no word of how the CPU column is measured, %q:\n%s", want, out.String())
 		}

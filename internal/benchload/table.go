@@ -99,8 +99,8 @@ Instructions count user space only, in one run of each server. CPU time comes fr
 /proc/PID/stat in 10 ms ticks: each server is started once and warmed up, then each phase runs
 in %d rounds of %s messages, every server in turn in each round, in an order that reverses
 from round to round, so that a burst of other load falls on all alike; a figure is the median
-of the rounds, and idle is the sum of %d windows of %v.
-`, cfg.cpuRounds, count(float64(cfg.cpuRoundMsgs())), cfg.cpuRounds, cfg.cpuRoundIdle())
+of the rounds (a tick is %s µs a message in a round), and idle is the sum of %d windows of %v.
+`, cfg.cpuRounds, count(float64(cfg.cpuRoundMsgs())), micros(1e4/float64(cfg.cpuRoundMsgs())), cfg.cpuRounds, cfg.cpuRoundIdle())
 }
 
 // roundRatios are the least and the greatest of a[i]/b[i], one ratio a
