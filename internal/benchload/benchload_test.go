@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -27,7 +29,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.mode != "memory" || cfg.msgs != 4000 || cfg.cpuMsgs != 50000 || cfg.idle != 10*time.Second || cfg.deep != 1_000_000 || !cfg.table {
+	if cfg.mode != "memory" || cfg.msgs != 4000 || cfg.cpuMsgs != 50000 || cfg.cpuRounds != 5 || cfg.idle != 10*time.Second || cfg.deep != 1_000_000 || !cfg.table {
 		t.Errorf("defaults: %+v", cfg)
 	}
 
@@ -41,6 +43,9 @@ func TestParseFlags(t *testing.T) {
 	if cfg, err = parseFlags(append(base, "-msgs", "50"), getenv); err != nil || cfg.msgs != 50 {
 		t.Errorf("a flag over the environment: msgs %d, %v; want 50", cfg.msgs, err)
 	}
+	if cfg, err = parseFlags(append(base, "-cpu-rounds", "4"), getenv); err != nil || cfg.cpuRounds != 4 || cfg.cpuRoundMsgs() != 1000 {
+		t.Errorf("-cpu-rounds 4 of -cpu-msgs 4000: rounds %d of %d messages, %v; want 4 of 1000", cfg.cpuRounds, cfg.cpuRoundMsgs(), err)
+	}
 	if cfg, err = parseFlags(append(base, "-deep", "0"), getenv); err != nil || cfg.deep != 0 {
 		t.Errorf("-deep 0: deep %d, %v; want 0, the deep queue skipped", cfg.deep, err)
 	}
@@ -53,6 +58,10 @@ func TestParseFlags(t *testing.T) {
 		append(base, "-mode", "disk"),
 		append(base, "-msgs", "15"),
 		append(base, "-cpu-msgs", "0"),
+		append(base, "-cpu-rounds", "0"),
+		append(base, "-cpu-rounds", "3"),                      // 4,000 in 3 rounds: no whole batches
+		append(base, "-cpu-msgs", "4020", "-cpu-rounds", "4"), // rounds of 1,005
+		append(base, "-cpu-msgs", "100", "-cpu-rounds", "20"), // rounds of 5
 		append(base, "-deep", "15"),
 		append(base, "-deep", "1000"), // fewer than -cpu-msgs
 		append(base, "-table=false", "-deep", "0", "-pollers", "0", "-wall", "off"),
@@ -91,7 +100,7 @@ func TestFormats(t *testing.T) {
 }
 
 func TestWriteTable(t *testing.T) {
-	cfg := config{mode: "memory", msgs: 2000, cpuMsgs: 50000, idle: 10 * time.Second}
+	cfg := config{mode: "memory", msgs: 2000, cpuMsgs: 50000, cpuRounds: 5, idle: 10 * time.Second}
 	res := results{
 		instr: map[string]figures{
 			floorName: {"send": 10_000, "receive": 20_000, "cycle": 30_000, "idle": 100},
@@ -102,6 +111,10 @@ func TestWriteTable(t *testing.T) {
 			floorName: {"send": 2, "receive": 4, "cycle": 6, "idle": 0},
 			mainName:  {"send": 4, "receive": 8, "cycle": 12, "idle": 10_000},
 			otherName: {"cycle": 15},
+		},
+		cpuRounds: map[string]samples{
+			mainName:  {"cycle": {12, 10, 14}},
+			otherName: {"cycle": {15, 11, 21}},
 		},
 	}
 	var out bytes.Buffer
@@ -117,8 +130,13 @@ func TestWriteTable(t *testing.T) {
 	if !maps.EqualFunc(rows, want, slices.Equal) {
 		t.Errorf("rows %q, want %q:\n%s", rows, want, out.String())
 	}
-	if !strings.Contains(out.String(), "/ in memory: instructions 1.10x, CPU 1.25x (target <= 1.2x)") {
+	if !strings.Contains(out.String(), "/ in memory: instructions 1.10x, CPU 1.25x (target <= 1.2x), the ratio of the medians; round by round 1.10x to 1.50x\n") {
 		t.Errorf("no ratio of db to memory:\n%s", out.String())
+	}
+	for _, want := range []string{"CPU: median of 5 interleaved rounds of 10000 messages a phase", "in 5 rounds of 10,000 messages", "a tick is 1.00 µs a message", "sum of 5 windows of 2s"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no word of how the CPU column is measured, %q:\n%s", want, out.String())
+		}
 	}
 
 	res.instr = nil
@@ -129,6 +147,77 @@ func TestWriteTable(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "instructions: skipped") {
 		t.Errorf("no word of the skipped instructions:\n%s", out.String())
+	}
+}
+
+// TestInterleave runs three fake servers through two phases and the
+// cycle only for the last, in four rounds: the order of the turns, and the
+// samples each gets.
+func TestInterleave(t *testing.T) {
+	ph := func(name string) phase { return phase{name: name} }
+	jobs := []job{
+		{server{name: "a"}, []phase{ph("send"), ph("cycle")}},
+		{server{name: "b"}, []phase{ph("send"), ph("cycle")}},
+		{server{name: "c"}, []phase{ph("cycle")}},
+	}
+	var turns []string
+	got, err := interleave(4, jobs, func(round, i int, p phase) (float64, error) {
+		turns = append(turns, fmt.Sprintf("%d%s%s", round, jobs[i].srv.name, p.name))
+		return float64(100*round + 10*i + len(p.name)), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"0asend", "0bsend", "0acycle", "0bcycle", "0ccycle",
+		"1bsend", "1asend", "1ccycle", "1bcycle", "1acycle",
+		"2asend", "2bsend", "2acycle", "2bcycle", "2ccycle",
+		"3bsend", "3asend", "3ccycle", "3bcycle", "3acycle",
+	}
+	if !slices.Equal(turns, want) {
+		t.Errorf("turns\n%q, want\n%q", turns, want)
+	}
+	wantSamples := []samples{
+		{"send": {4, 104, 204, 304}, "cycle": {5, 105, 205, 305}},
+		{"send": {14, 114, 214, 314}, "cycle": {15, 115, 215, 315}},
+		{"cycle": {25, 125, 225, 325}},
+	}
+	for i := range jobs {
+		if !maps.EqualFunc(got[i], wantSamples[i], slices.Equal) {
+			t.Errorf("job %d: samples %v, want %v", i, got[i], wantSamples[i])
+		}
+	}
+
+	boom := errors.New("boom")
+	calls := 0
+	if _, err := interleave(3, jobs, func(round, i int, p phase) (float64, error) {
+		calls++
+		if round == 1 {
+			return 0, boom
+		}
+		return 1, nil
+	}); !errors.Is(err, boom) || calls != 6 {
+		t.Errorf("a failing turn: %v after %d turns; want boom after 6, the first of round 1", err, calls)
+	}
+}
+
+// TestSummarize checks the figures from the rounds: the median of a phase
+// per message, which one slow round does not move, and the sum of idle.
+func TestSummarize(t *testing.T) {
+	got := summarize(samples{
+		"send":    {5, 4, 90, 6, 5},
+		"cycle":   {10, 12, 30, 11},
+		idlePhase: {10_000, 0, 0, 20_000, 0},
+	})
+	want := figures{"send": 5, "cycle": 11.5, idlePhase: 30_000}
+	if !maps.Equal(got, want) {
+		t.Errorf("summarize = %v, want %v", got, want)
+	}
+	if lo, hi, ok := roundRatios([]float64{12, 10, 9}, []float64{10, 0, 10}); !ok || lo != 0.9 || hi != 1.2 {
+		t.Errorf("roundRatios = %v, %v, %v; want 0.9, 1.2, skipping the round of 0", lo, hi, ok)
+	}
+	if _, _, ok := roundRatios(nil, nil); ok {
+		t.Error("roundRatios of no rounds: ok")
 	}
 }
 
@@ -198,7 +287,7 @@ func (e *buildError) Error() string { return "go build: " + e.err.Error() + "\n"
 func TestRunWithoutValgrind(t *testing.T) {
 	minisqs, floor := binaries(t)
 	for _, mode := range []string{"memory", "db"} {
-		b, err := newBench(config{minisqs: minisqs, floor: floor, mode: mode, msgs: 10, cpuMsgs: 200, idle: time.Millisecond}, &bytes.Buffer{})
+		b, err := newBench(config{minisqs: minisqs, floor: floor, mode: mode, msgs: 10, cpuMsgs: 200, cpuRounds: 2, idle: 2 * time.Millisecond}, &bytes.Buffer{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,6 +307,9 @@ func TestRunWithoutValgrind(t *testing.T) {
 			for _, ph := range phases {
 				if v, ok := f[ph]; !ok || v < 0 {
 					t.Errorf("mode %s, %s, %s: CPU %v (measured: %v)", mode, name, ph, v, ok)
+				}
+				if got := res.cpuRounds[name][ph]; len(got) != 2 {
+					t.Errorf("mode %s, %s, %s: rounds %v, want 2", mode, name, ph, got)
 				}
 			}
 		}

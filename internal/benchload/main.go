@@ -2,12 +2,13 @@
 // binary and the floor server (internal/benchfloor) with the same
 // aws-sdk-go-v2 workload (internal/sqsload), one client on 127.0.0.1, and
 // prints what each costs the server in phases: SendMessageBatch,
-// ReceiveMessage + DeleteMessageBatch, the full cycle, and 10 s idle. It
-// measures each phase twice, in two runs of each server: the user-space
-// instructions the server executes under valgrind's callgrind, and the CPU
-// time (user + system) the kernel counts for it without valgrind. It then
-// runs the cycle with minisqs in its other storage mode, to compare a
-// --db file with memory. Then it fills a queue with -deep messages (a
+// ReceiveMessage + DeleteMessageBatch, the full cycle, and 10 s idle, and
+// the cycle with minisqs in its other storage mode, to compare a --db file
+// with memory. It measures each phase twice: the user-space instructions
+// the server executes under valgrind's callgrind, in one run of each
+// server, and the CPU time (user + system) the kernel counts for it
+// without valgrind, the median of -cpu-rounds rounds in which the servers,
+// all started once, take turns in an order that reverses each round. Then it fills a queue with -deep messages (a
 // million by default) in each mode and reports the server's RSS, the time
 // a restart on the --db file takes to answer, and what a receive costs at
 // that depth against a shallow queue. Then, unless -pollers 0, it opens
@@ -18,7 +19,7 @@
 //
 // Usage:
 //
-//	benchload -minisqs BIN -floor BIN [-mode memory|db] [-msgs N] [-cpu-msgs N] [-idle 10s]
+//	benchload -minisqs BIN -floor BIN [-mode memory|db] [-msgs N] [-cpu-msgs N] [-cpu-rounds 5] [-idle 10s]
 //		[-table=false] [-deep N] [-pollers 1000] [-poller-sends 200] [-poller-idle 10s]
 //		[-wall on|only|off] [-goaws BIN] [-wall-time 3s] [-wall-fill N]
 package main
@@ -51,7 +52,8 @@ type config struct {
 	minisqs, floor string // the binaries
 	mode           string // minisqs's storage in the main table: "memory" or "db"
 	msgs           int    // messages in each phase under callgrind
-	cpuMsgs        int    // messages in each phase without valgrind
+	cpuMsgs        int    // messages in each phase without valgrind, over all its rounds
+	cpuRounds      int    // interleaved rounds of each phase without valgrind
 	idle           time.Duration
 	deep           int  // messages of the deep queue; 0 skips it
 	table          bool // measure the main table
@@ -75,7 +77,8 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&cfg.floor, "floor", "", "the benchfloor binary")
 	fs.StringVar(&cfg.mode, "mode", "memory", "minisqs's storage for the main table: memory, or db (--db FILE --fsync everysec); the cycle runs in the other too")
 	msgs := fs.String("msgs", envOr(getenv, msgsEnv, "4000"), "messages in each phase under callgrind, a multiple of 10 (default from "+msgsEnv+")")
-	cpuMsgs := fs.String("cpu-msgs", envOr(getenv, cpuMsgsEnv, "50000"), "messages in each phase for the CPU time, a multiple of 10 (default from "+cpuMsgsEnv+")")
+	cpuMsgs := fs.String("cpu-msgs", envOr(getenv, cpuMsgsEnv, "50000"), "messages in each phase for the CPU time, in total over its -cpu-rounds rounds, a multiple of 10 times the rounds; and the receives at the deep queue's depth (default from "+cpuMsgsEnv+")")
+	fs.IntVar(&cfg.cpuRounds, "cpu-rounds", 5, "interleaved rounds of each phase for the CPU time, whose median it shows; the idle phase's length is split between them")
 	fs.DurationVar(&cfg.idle, "idle", 10*time.Second, "how long the idle phase lasts")
 	fs.BoolVar(&cfg.table, "table", true, "measure the main table; false runs only the phases after it")
 	deep := fs.String("deep", "1000000", "messages in the deep queue, a multiple of 10 and at least -cpu-msgs; 0 skips it")
@@ -113,6 +116,9 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	if cfg.cpuMsgs, err = batches("-cpu-msgs", *cpuMsgs); err != nil {
 		return config{}, err
 	}
+	if cfg.cpuRounds <= 0 || cfg.cpuMsgs%(cfg.cpuRounds*batchSize) != 0 {
+		return config{}, fmt.Errorf("-cpu-rounds %d, -cpu-msgs %d: want rounds of a positive multiple of %d messages each", cfg.cpuRounds, cfg.cpuMsgs, batchSize)
+	}
 	if *deep != "0" {
 		if cfg.deep, err = batches("-deep", *deep); err != nil {
 			return config{}, err
@@ -126,6 +132,12 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	}
 	return cfg, nil
 }
+
+// cpuRoundMsgs is the messages of one round of a phase without valgrind.
+func (cfg config) cpuRoundMsgs() int { return cfg.cpuMsgs / cfg.cpuRounds }
+
+// cpuRoundIdle is the idle phase's length in one round without valgrind.
+func (cfg config) cpuRoundIdle() time.Duration { return cfg.idle / time.Duration(cfg.cpuRounds) }
 
 func envOr(getenv func(string) string, name, def string) string {
 	if v := getenv(name); v != "" {

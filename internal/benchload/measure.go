@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,13 +63,17 @@ func cyclePhase(ctx context.Context, q *sqsload.Queue, msgs int) (int, error) {
 	return msgs, nil
 }
 
+// idlePhase is the name of the phase of no requests, whose figures are in
+// total rather than per message.
+const idlePhase = "idle"
+
 // phases are the table's rows, in the order they run on one server.
 func phases(idle time.Duration) []phase {
 	return []phase{
 		{"send", "send, per msg", 20_000, sendPhase},
 		{"receive", "receive + delete, per msg", 40_000, receivePhase},
 		{"cycle", "cycle, per msg", 60_000, cyclePhase},
-		{"idle", fmt.Sprintf("idle %v, in total", idle), 50_000, func(ctx context.Context, _ *sqsload.Queue, _ int) (int, error) {
+		{idlePhase, fmt.Sprintf("idle %v, in total", idle), 50_000, func(ctx context.Context, _ *sqsload.Queue, _ int) (int, error) {
 			select {
 			case <-time.After(idle):
 				return 0, nil
@@ -96,9 +101,11 @@ type server struct {
 type figures map[string]float64
 
 // results are the figures of every server, by server name: instructions
-// (nil without valgrind) and CPU time in µs.
+// (nil without valgrind) and CPU time in µs, with the CPU time of each
+// round that cpu summarizes.
 type results struct {
 	instr, cpu map[string]figures
+	cpuRounds  map[string]samples
 }
 
 // bench holds what the runs share: the floor's recorded answers.
@@ -145,34 +152,38 @@ func (b *bench) servers() (floor, main, other server) {
 	return floor, main, other
 }
 
-// measureAll records the floor's answers from minisqs, then runs each
-// server without valgrind and under callgrind.
-func (b *bench) measureAll(ctx context.Context) (results, error) {
+// job is a server and the phases it runs.
+type job struct {
+	srv    server
+	phases []phase
+}
+
+// jobs are the servers of the main table: the floor and minisqs in every
+// phase, minisqs in the other mode in the cycle only, each phase's idle
+// lasting idle.
+func (b *bench) jobs(idle time.Duration) []job {
 	floor, main, other := b.servers()
+	all := phases(idle)
+	return []job{{floor, all}, {main, all}, {other, all[2:3]}}
+}
+
+// measureAll records the floor's answers from minisqs, then runs the
+// servers without valgrind, in interleaved rounds, and under callgrind.
+func (b *bench) measureAll(ctx context.Context) (results, error) {
+	_, main, _ := b.servers()
 	if err := b.record(ctx, main); err != nil {
 		return results{}, fmt.Errorf("recording minisqs's answers: %w", err)
 	}
-	all := phases(b.cfg.idle)
-	cycleOnly := all[2:3]
-	type job struct {
-		srv    server
-		phases []phase
-	}
-	jobs := []job{{floor, all}, {main, all}, {other, cycleOnly}}
-
-	res := results{cpu: map[string]figures{}}
-	for _, j := range jobs {
-		f, err := b.measure(ctx, j.srv, j.phases, b.cfg.cpuMsgs, cpuTool{})
-		if err != nil {
-			return results{}, fmt.Errorf("%s: %w", j.srv.desc, err)
-		}
-		res.cpu[j.srv.name] = f
+	var res results
+	var err error
+	if res.cpu, res.cpuRounds, err = b.measureCPU(ctx); err != nil {
+		return results{}, err
 	}
 	if b.cfg.valgrind == "" || b.cfg.callgrindControl == "" {
 		return res, nil
 	}
 	res.instr = map[string]figures{}
-	for _, j := range jobs {
+	for _, j := range b.jobs(b.cfg.idle) {
 		f, err := b.measure(ctx, j.srv, j.phases, b.cfg.msgs, callgrindTool{b.cfg.valgrind, b.cfg.callgrindControl})
 		if err != nil {
 			return results{}, fmt.Errorf("%s under callgrind: %w", j.srv.desc, err)
@@ -180,6 +191,111 @@ func (b *bench) measureAll(ctx context.Context) (results, error) {
 		res.instr[j.srv.name] = f
 	}
 	return res, nil
+}
+
+// measureCPU starts every server once, without valgrind, and measures the
+// CPU time of their phases in cfg.cpuRounds interleaved rounds. It returns
+// each server's figures (see summarize) and what each round measured, by
+// server name.
+func (b *bench) measureCPU(ctx context.Context) (map[string]figures, map[string]samples, error) {
+	rounds, msgs := b.cfg.cpuRounds, b.cfg.cpuRoundMsgs()
+	jobs := b.jobs(b.cfg.cpuRoundIdle())
+	procs := make([]*running, len(jobs))
+	for i, j := range jobs {
+		fmt.Fprintf(b.log, "bench: %s without valgrind, %d rounds of %d messages a phase\n", j.srv.desc, rounds, msgs)
+		r, err := b.launch(ctx, j.srv, cpuTool{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", j.srv.desc, err)
+		}
+		defer r.close()
+		procs[i] = r
+	}
+	got, err := interleave(rounds, jobs, func(round, i int, ph phase) (float64, error) {
+		v, err := procs[i].phase(ctx, ph, msgs)
+		if err != nil {
+			return 0, fmt.Errorf("%s, round %d: %w", jobs[i].srv.desc, round+1, err)
+		}
+		fmt.Fprintf(b.log, "bench: CPU round %d of %d, %s, %s: %s µs\n", round+1, rounds, jobs[i].srv.desc, ph.label, micros(v))
+		return v, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	cpu, all := map[string]figures{}, map[string]samples{}
+	for i, j := range jobs {
+		if err := procs[i].stop(); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", j.srv.desc, err)
+		}
+		cpu[j.srv.name], all[j.srv.name] = summarize(got[i]), got[i]
+	}
+	return cpu, all, nil
+}
+
+// samples are one server's figures of every round, by phase name, in the
+// rounds' order.
+type samples map[string][]float64
+
+// interleave runs rounds rounds of the jobs' phases and returns what run
+// measured for each job. A round runs each phase in turn, in the order of
+// the first job's phases, on every job that has it; the jobs take their
+// turns in their order in even rounds and in the reverse order in odd
+// ones, so that a burst of the machine's other load falls on every server
+// alike over the rounds, and no server always runs first or last. run
+// measures job i's phase once.
+func interleave(rounds int, jobs []job, run func(round, i int, ph phase) (float64, error)) ([]samples, error) {
+	got := make([]samples, len(jobs))
+	for i := range got {
+		got[i] = samples{}
+	}
+	for round := range rounds {
+		order := roundOrder(round, len(jobs))
+		for _, ph := range jobs[0].phases {
+			for _, i := range order {
+				if !slices.ContainsFunc(jobs[i].phases, func(p phase) bool { return p.name == ph.name }) {
+					continue
+				}
+				v, err := run(round, i, ph)
+				if err != nil {
+					return nil, err
+				}
+				got[i][ph.name] = append(got[i][ph.name], v)
+			}
+		}
+	}
+	return got, nil
+}
+
+// roundOrder is the order of n jobs in round: forward in even rounds,
+// backward in odd ones.
+func roundOrder(round, n int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	if round%2 == 1 {
+		slices.Reverse(order)
+	}
+	return order
+}
+
+// summarize is one figure a phase from the rounds' samples: the median for
+// a phase per message, which a burst of load in one round does not move;
+// the sum for a phase in total (idle), whose rounds' windows add up to its
+// whole length, and whose few 10 ms ticks a median would round away.
+func summarize(s samples) figures {
+	f := figures{}
+	for name, vs := range s {
+		if name == idlePhase {
+			var sum float64
+			for _, v := range vs {
+				sum += v
+			}
+			f[name] = sum
+		} else {
+			f[name] = median(vs)
+		}
+	}
+	return f
 }
 
 // record runs minisqs, without valgrind, through one cycle and keeps its
@@ -234,44 +350,79 @@ type meter interface {
 // messages each and stops it.
 func (b *bench) measure(ctx context.Context, srv server, phases []phase, msgs int, t tool) (figures, error) {
 	fmt.Fprintf(b.log, "bench: %s %s, %d messages a phase\n", srv.desc, t.name(), msgs)
+	r, err := b.launch(ctx, srv, t)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	f := figures{}
+	for _, ph := range phases {
+		if f[ph.name], err = r.phase(ctx, ph, msgs); err != nil {
+			return nil, err
+		}
+	}
+	return f, r.stop()
+}
+
+// running is a server process, warmed up, with its queue and its meter.
+type running struct {
+	p   *serverproc.Process
+	dir string
+	q   *sqsload.Queue
+	m   meter
+}
+
+// launch starts srv under t and warms it up.
+func (b *bench) launch(ctx context.Context, srv server, t tool) (*running, error) {
 	p, dir, err := b.start(srv, t)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	defer p.Kill()
-	fail := func(err error) (figures, error) {
-		return nil, fmt.Errorf("%w%s", err, logTail(dir))
+	r := &running{p: p, dir: dir}
+	if r.q, err = warmQueue(ctx, p.URL); err != nil {
+		r.close()
+		return nil, r.fail(err)
 	}
-
-	q, err := warmQueue(ctx, p.URL)
-	if err != nil {
-		return fail(err)
-	}
-	m := t.meter(dir, p)
-	f := figures{}
-	for _, ph := range phases {
-		if err := m.start(); err != nil {
-			return fail(err)
-		}
-		n, err := ph.run(ctx, q, msgs)
-		if err != nil {
-			return fail(fmt.Errorf("%s: %w", ph.name, err))
-		}
-		v, err := m.stop()
-		if err != nil {
-			return fail(err)
-		}
-		if n > 0 {
-			v /= float64(n)
-		}
-		f[ph.name] = v
-	}
-	if err := p.Stop(os.Interrupt, 2*time.Minute); err != nil {
-		return fail(err)
-	}
-	return f, nil
+	r.m = t.meter(dir, p)
+	return r, nil
 }
+
+// phase runs ph with msgs messages and returns its meter's figure, per
+// message, or in total for a phase of none.
+func (r *running) phase(ctx context.Context, ph phase, msgs int) (float64, error) {
+	if err := r.m.start(); err != nil {
+		return 0, r.fail(err)
+	}
+	n, err := ph.run(ctx, r.q, msgs)
+	if err != nil {
+		return 0, r.fail(fmt.Errorf("%s: %w", ph.name, err))
+	}
+	v, err := r.m.stop()
+	if err != nil {
+		return 0, r.fail(err)
+	}
+	if n > 0 {
+		v /= float64(n)
+	}
+	return v, nil
+}
+
+// stop stops the server, which must exit cleanly.
+func (r *running) stop() error {
+	if err := r.p.Stop(os.Interrupt, 2*time.Minute); err != nil {
+		return r.fail(err)
+	}
+	return nil
+}
+
+// close kills the server, if it still runs, and removes its directory.
+func (r *running) close() {
+	r.p.Kill()
+	os.RemoveAll(r.dir)
+}
+
+// fail adds the end of the server's logs to err.
+func (r *running) fail(err error) error { return fmt.Errorf("%w%s", err, logTail(r.dir)) }
 
 // serverEnv is the servers' environment on top of the bench's own: the
 // runtime uses the machine's two cores, with or without valgrind.

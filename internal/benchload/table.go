@@ -26,11 +26,11 @@ func writeTable(w io.Writer, cfg config, res results) {
 	} else {
 		fmt.Fprint(w, "instructions: skipped, no valgrind with callgrind_control; ")
 	}
-	fmt.Fprintf(w, "CPU: %d messages a phase without valgrind\n\n", cfg.cpuMsgs)
+	fmt.Fprintf(w, "CPU: median of %d interleaved rounds of %d messages a phase without valgrind\n\n", cfg.cpuRounds, cfg.cpuRoundMsgs())
 
 	rows := [][]string{{"phase", "minisqs", "floor", "ratio", "target", "met", "minisqs", "floor", "ratio"}}
 	add := func(label, server string, ph phase) {
-		perMsg := ph.name != "idle"
+		perMsg := ph.name != idlePhase
 		instr, floorInstr := res.instr[server][ph.name], res.instr[floorName][ph.name]
 		cpu, floorCPU := res.cpu[server][ph.name], res.cpu[floorName][ph.name]
 		row := []string{label, "-", "-", "-", "-", "-"}
@@ -84,15 +84,42 @@ func writeTable(w io.Writer, cfg config, res results) {
 	if res.instr != nil {
 		fmt.Fprintf(w, " instructions %s,", ratio(res.instr[db]["cycle"], res.instr[memory]["cycle"]))
 	}
-	fmt.Fprintf(w, " CPU %s (target <= %.1fx)\n", ratio(res.cpu[db]["cycle"], res.cpu[memory]["cycle"]), dbTarget)
+	fmt.Fprintf(w, " CPU %s (target <= %.1fx), the ratio of the medians", ratio(res.cpu[db]["cycle"], res.cpu[memory]["cycle"]), dbTarget)
+	if lo, hi, ok := roundRatios(res.cpuRounds[db]["cycle"], res.cpuRounds[memory]["cycle"]); ok {
+		fmt.Fprintf(w, "; round by round %s to %s", ratio(lo, 1), ratio(hi, 1))
+	}
+	fmt.Fprintln(w)
 
-	fmt.Fprint(w, `
+	fmt.Fprintf(w, `
 ratio: minisqs / floor. The floor (internal/benchfloor) answers each request with minisqs's
 recorded answer and does nothing else: the cost of the Go runtime, net/http and the kernel.
 send: SendMessageBatch of 10 messages of 200 B; receive + delete: ReceiveMessage of 10, then
 DeleteMessageBatch of 10; cycle: both on one batch; idle: no requests, figures in total.
-Instructions count user space only; CPU time comes from /proc/PID/stat in 10 ms ticks.
-`)
+Instructions count user space only, in one run of each server. CPU time comes from
+/proc/PID/stat in 10 ms ticks: each server is started once and warmed up, then each phase runs
+in %d rounds of %s messages, every server in turn in each round, in an order that reverses
+from round to round, so that a burst of other load falls on all alike; a figure is the median
+of the rounds (a tick is %s µs a message in a round), and idle is the sum of %d windows of %v.
+`, cfg.cpuRounds, count(float64(cfg.cpuRoundMsgs())), micros(1e4/float64(cfg.cpuRoundMsgs())), cfg.cpuRounds, cfg.cpuRoundIdle())
+}
+
+// roundRatios are the least and the greatest of a[i]/b[i], one ratio a
+// round; ok is false without rounds to compare.
+func roundRatios(a, b []float64) (lo, hi float64, ok bool) {
+	for i := range min(len(a), len(b)) {
+		if b[i] == 0 {
+			continue
+		}
+		r := a[i] / b[i]
+		if !ok || r < lo {
+			lo = r
+		}
+		if !ok || r > hi {
+			hi = r
+		}
+		ok = true
+	}
+	return lo, hi, ok
 }
 
 // gap is the space between a table's columns.
