@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
@@ -134,7 +135,14 @@ func parseHeader(h string) (Signature, error) {
 		return Signature{}, malformed("Authorization header does not use " + algorithm)
 	}
 	var sig Signature
-	var cred string
+	cred, signed, signature, ok := sdkForm(rest)
+	if ok {
+		sig.signed, sig.signature = signed, signature
+		if err := sig.parseCredential(cred); err != nil {
+			return Signature{}, err
+		}
+		return sig, nil
+	}
 	hasSigned := false
 	for more := true; more; {
 		var part string
@@ -156,6 +164,42 @@ func parseHeader(h string) (Signature, error) {
 		return Signature{}, err
 	}
 	return sig, nil
+}
+
+// sdkForm splits rest as the SDKs write it, "Credential=C,
+// SignedHeaders=H, Signature=S", as the general loop of parseHeader would,
+// without its trimming: ok is false for any other form (other spaces, other
+// order, more parts, an empty value), which that loop reads instead.
+func sdkForm(rest string) (cred, signed, signature string, ok bool) {
+	const credName, signedName, signatureName = "Credential=", ", SignedHeaders=", ", Signature="
+	if !strings.HasPrefix(rest, credName) {
+		return "", "", "", false
+	}
+	rest = rest[len(credName):]
+	i := strings.IndexByte(rest, ',')
+	if i < 0 || !strings.HasPrefix(rest[i:], signedName) {
+		return "", "", "", false
+	}
+	cred, rest = rest[:i], rest[i+len(signedName):]
+	i = strings.IndexByte(rest, ',')
+	if i < 0 || !strings.HasPrefix(rest[i:], signatureName) {
+		return "", "", "", false
+	}
+	signed, signature = rest[:i], rest[i+len(signatureName):]
+	if strings.IndexByte(signature, ',') >= 0 || !endsKept(cred) || !endsKept(signed) || !endsKept(signature) {
+		return "", "", "", false
+	}
+	return cred, signed, signature, true
+}
+
+// endsKept reports whether s ends in a byte that strings.TrimSpace keeps:
+// ASCII, and not white space.
+func endsKept(s string) bool {
+	if s == "" {
+		return false
+	}
+	c := s[len(s)-1]
+	return c < utf8.RuneSelf && c != ' ' && (c < '\t' || c > '\r')
 }
 
 // cutName reports whether name is what strings.Cut(s, string(sep)) would
