@@ -284,7 +284,7 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 	}
 	c := newCall()
 	defer c.release()
-	out, err := s.serve(c, r, body, dispatch.Query, name, in)
+	out, err := s.serve(c, r, body, dispatch.Query, name, a, in)
 	if err != nil {
 		if !dispatch.Hangup(w, err) {
 			writeXMLError(w, id, err)
@@ -496,7 +496,7 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 	}
 	c := newCall()
 	defer c.release()
-	out, err := s.serve(c, r, body, dispatch.JSON, name, in)
+	out, err := s.serve(c, r, body, dispatch.JSON, name, a, in)
 	if err != nil {
 		if !dispatch.Hangup(w, err) {
 			writeJSONError(w, err)

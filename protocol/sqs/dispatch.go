@@ -11,12 +11,14 @@ import (
 	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
-// serve passes a decoded request through the dispatch chain to its action,
-// as the call c, which the caller releases once it has answered.
-func (s *Service) serve(c *call, r *http.Request, body []byte, p dispatch.Protocol, action string, in any) (any, error) {
+// serve passes a decoded request through the dispatch chain to its action
+// a, called name, as the call c, which the caller releases once it has
+// answered.
+func (s *Service) serve(c *call, r *http.Request, body []byte, p dispatch.Protocol, name string, a action, in any) (any, error) {
+	c.run = a.run
 	c.req = dispatch.Request{
 		Protocol: p,
-		Action:   action,
+		Action:   name,
 		Queue:    queueOf(in, r.URL.Path),
 		Input:    in,
 		HTTP:     r,
@@ -38,7 +40,11 @@ func (s *Service) run(ctx context.Context, req *dispatch.Request) (any, error) {
 		c.path = r.URL.Path
 		c.trace = httpheader.Get(r.Header, traceHeader)
 	}
-	return s.actions[req.Action].run(c, req.Input)
+	run := c.run
+	if run == nil {
+		run = s.actions[req.Action].run
+	}
+	return run(c, req.Input)
 }
 
 // classify gives the status and code both SQS protocols answer with. The

@@ -60,8 +60,10 @@ type call struct {
 	// made for each batch: the engine may keep them.
 	attributes []engine.MessageAttribute
 
-	// req is the request on its way through the dispatch chain.
+	// req is the request on its way through the dispatch chain, and run
+	// its action's handler, which the front end found, or nil.
 	req dispatch.Request
+	run func(c *call, in any) (any, error)
 	// The answers of the batch actions and of receives.
 	sendBatch   SendMessageBatchOutput
 	receive     ReceiveMessageOutput
