@@ -19,7 +19,7 @@ func (s *Service) serve(c *call, r *http.Request, body []byte, p dispatch.Protoc
 	c.req = dispatch.Request{
 		Protocol: p,
 		Action:   name,
-		Queue:    queueOf(in, r.URL.Path),
+		Queue:    queueOf(in, r.URL.Path, &s.queuePaths),
 		Input:    in,
 		HTTP:     r,
 		Body:     body,
@@ -74,19 +74,17 @@ type (
 	byArn interface{ sourceArn() string }
 )
 
-// queueOf is the name of the queue in names: from its QueueUrl, else from
-// the request path (a query request to the queue's own path may leave
-// QueueUrl out), from its QueueName or its source ARN; "" if none.
-func queueOf(in any, path string) string {
+// queueOf is the name of the queue in names: from its QueueUrl (read
+// through paths, where the action finds it read already), else from the
+// request path (a query request to the queue's own path may leave QueueUrl
+// out), from its QueueName or its source ARN; "" if none.
+func queueOf(in any, path string, paths *queuePaths) string {
 	switch v := in.(type) {
 	case byURL:
-		u := v.queueURL()
-		if u == "" {
-			u = path
-		} else if _, rest, ok := strings.Cut(u, "://"); ok {
-			_, u, _ = strings.Cut(rest, "/")
+		if u := v.queueURL(); u != "" {
+			return paths.get(u).chainName
 		}
-		return lastOfQueuePath(u)
+		return lastOfQueuePath(path)
 	case byName:
 		return v.queueName()
 	case byArn:
@@ -94,6 +92,17 @@ func queueOf(in any, path string) string {
 		return a[strings.LastIndexByte(a, ':')+1:]
 	}
 	return ""
+}
+
+// nameInURL is the queue name in the QueueUrl u: NAME of its path
+// ACCOUNT/NAME, the path starting after the host when u has a scheme, or
+// "" for any other path. Unlike the queue an action finds, it reads u as
+// it is, unescaped.
+func nameInURL(u string) string {
+	if _, rest, ok := strings.Cut(u, "://"); ok {
+		_, u, _ = strings.Cut(rest, "/")
+	}
+	return lastOfQueuePath(u)
 }
 
 // lastOfQueuePath is NAME of a path ACCOUNT/NAME, with or without slashes
