@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -262,6 +263,10 @@ func credentialMalformed() error {
 }
 
 func (s *Signature) parseCredential(cred string) error {
+	if c := lastScope.Load(); c != nil && c.credential == cred {
+		s.AccessKeyID, s.Date, s.Region, s.Service = c.accessKeyID, c.date, c.region, c.service
+		return nil
+	}
 	// Five parts: up to each of the first four slashes, then the rest.
 	var parts [5]string
 	rest := cred
@@ -277,8 +282,26 @@ func (s *Signature) parseCredential(cred string) error {
 		return credentialMalformed()
 	}
 	s.AccessKeyID, s.Date, s.Region, s.Service = parts[0], parts[1], parts[2], parts[3]
+	// The parts of a copy, so that the cache holds on to no request.
+	c := &scope{credential: strings.Clone(cred)}
+	rest = c.credential
+	c.accessKeyID, rest = rest[:len(parts[0])], rest[len(parts[0])+1:]
+	c.date, rest = rest[:len(parts[1])], rest[len(parts[1])+1:]
+	c.region, rest = rest[:len(parts[2])], rest[len(parts[2])+1:]
+	c.service = rest[:len(parts[3])]
+	lastScope.Store(c)
 	return nil
 }
+
+// scope is a well-formed Credential and its parts.
+type scope struct {
+	credential                         string
+	accessKeyID, date, region, service string
+}
+
+// lastScope is the Credential last read: a client signs request after
+// request with the same one, until the day changes.
+var lastScope atomic.Pointer[scope]
 
 // Verify checks that r, whose body is body, is signed by a key of keys,
 // within MaxSkew of now (or within its lifetime, for a presigned URL). It
