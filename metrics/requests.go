@@ -24,18 +24,33 @@ import (
 type Requests struct {
 	total    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
-	// byAction holds, by requestKey, the *actionMetrics of each protocol
-	// and action that has succeeded: a successful request finds its
-	// histogram and counter without hashing and checking label values. The
-	// map is never changed but replaced, under mu, by one with a key more:
-	// there are a few dozen keys, all added early.
-	byAction atomic.Pointer[map[requestKey]*actionMetrics]
+	// byAction holds, for each protocol by its index, the *actionMetrics
+	// of each action that has succeeded: a successful request finds its
+	// histogram and counter by a lookup of its action's name, without
+	// hashing and checking label values. A map is never changed but
+	// replaced, under mu, by one with a key more: there are a few dozen
+	// keys, all added early.
+	byAction [protocolCount]atomic.Pointer[map[string]*actionMetrics]
 	mu       sync.Mutex
 }
 
-type requestKey struct {
-	protocol dispatch.Protocol
-	action   string
+// protocolCount is how many protocols protocolIndex numbers.
+const protocolCount = 4
+
+// protocolIndex numbers the protocols from 0 to protocolCount-1, or gives
+// -1 for an unknown one, whose successes byAction does not keep.
+func protocolIndex(p dispatch.Protocol) int {
+	switch p {
+	case dispatch.Query:
+		return 0
+	case dispatch.JSON:
+		return 1
+	case dispatch.REST:
+		return 2
+	case dispatch.Go:
+		return 3
+	}
+	return -1
 }
 
 // actionMetrics are the series that every successful request of one
@@ -46,30 +61,38 @@ type actionMetrics struct {
 }
 
 func (m *Requests) forAction(p dispatch.Protocol, action string) *actionMetrics {
-	k := requestKey{p, action}
-	if byAction := m.byAction.Load(); byAction != nil {
-		if am := (*byAction)[k]; am != nil {
+	i := protocolIndex(p)
+	if i < 0 {
+		return m.newActionMetrics(p, action)
+	}
+	if byAction := m.byAction[i].Load(); byAction != nil {
+		if am := (*byAction)[action]; am != nil {
 			return am
 		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var old map[requestKey]*actionMetrics
-	if cur := m.byAction.Load(); cur != nil {
+	var old map[string]*actionMetrics
+	if cur := m.byAction[i].Load(); cur != nil {
 		old = *cur
 	}
-	if am := old[k]; am != nil {
+	if am := old[action]; am != nil {
 		return am
 	}
-	byAction := make(map[requestKey]*actionMetrics, len(old)+1)
+	byAction := make(map[string]*actionMetrics, len(old)+1)
 	maps.Copy(byAction, old)
-	am := &actionMetrics{
+	am := m.newActionMetrics(p, action)
+	byAction[action] = am
+	m.byAction[i].Store(&byAction)
+	return am
+}
+
+// newActionMetrics finds the series of p and action's successes.
+func (m *Requests) newActionMetrics(p dispatch.Protocol, action string) *actionMetrics {
+	return &actionMetrics{
 		duration: m.duration.WithLabelValues(string(p), action),
 		ok:       m.total.WithLabelValues(string(p), action, "ok"),
 	}
-	byAction[k] = am
-	m.byAction.Store(&byAction)
-	return am
 }
 
 // requestBuckets span an in-process answer (well under a millisecond) to a

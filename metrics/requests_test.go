@@ -111,7 +111,7 @@ func TestRequestsConcurrentActions(t *testing.T) {
 	if len(counted) != actions {
 		t.Errorf("%d series, want %d: %v", len(counted), actions, counted)
 	}
-	if n := len(*m.byAction.Load()); n != actions {
+	if n := len(*m.byAction[protocolIndex(dispatch.JSON)].Load()); n != actions {
 		t.Errorf("%d actions kept, want %d", n, actions)
 	}
 }

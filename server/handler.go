@@ -85,5 +85,13 @@ func NewHandler(e *engine.Engine, opts HandlerOptions) http.Handler {
 	control.New(e, control.Options{Tokens: opts.Tokens, Reset: rules.Clear}).Register(router)
 	localstack.Register(router, e)
 	console.Register(router)
-	return router
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The router would send these to serveSQS too; nearly every request
+		// is one, and skips its lookup.
+		if r.URL.Path == "/" && r.Method == http.MethodPost {
+			serveSQS(w, r)
+			return
+		}
+		router.ServeHTTP(w, r)
+	})
 }

@@ -247,6 +247,10 @@ type idleConns struct {
 
 	mu    sync.Mutex // guards the rest
 	conns map[net.Conn]*idleConn
+	// last is the entry of conns whose connection changed state last, and
+	// most often changes next: a kept-alive connection goes active and idle
+	// in turn, and finds its entry without hashing.
+	last *idleConn
 	// oldest and newest end the list of idle connections, longest idle
 	// first.
 	oldest, newest *idleConn
@@ -268,7 +272,10 @@ func newIdleConns(max int) *idleConns {
 func (ic *idleConns) track(c net.Conn, state http.ConnState) {
 	var oldest net.Conn
 	ic.mu.Lock()
-	ec := ic.conns[c]
+	ec := ic.last
+	if ec == nil || ec.c != c {
+		ec = ic.conns[c]
+	}
 	if ec != nil && ec.idle {
 		ic.unlink(ec)
 	}
@@ -278,16 +285,21 @@ func (ic *idleConns) track(c net.Conn, state http.ConnState) {
 			ec = &idleConn{c: c}
 			ic.conns[c] = ec
 		}
+		ic.last = ec
 		ic.push(ec)
 		if ic.n > ic.max {
 			first := ic.oldest
 			ic.unlink(first)
-			delete(ic.conns, first.c)
+			ic.forget(first)
 			oldest = first.c
 		}
 	case http.StateClosed, http.StateHijacked:
 		if ec != nil {
-			delete(ic.conns, c)
+			ic.forget(ec)
+		}
+	default:
+		if ec != nil {
+			ic.last = ec
 		}
 	}
 	ic.mu.Unlock()
@@ -295,6 +307,14 @@ func (ic *idleConns) track(c net.Conn, state http.ConnState) {
 		// Its server goroutine, waiting for a request, sees the close and
 		// ends the connection.
 		oldest.Close()
+	}
+}
+
+// forget removes ec from conns; ic.mu is held.
+func (ic *idleConns) forget(ec *idleConn) {
+	delete(ic.conns, ec.c)
+	if ic.last == ec {
+		ic.last = nil
 	}
 }
 

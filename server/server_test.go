@@ -245,11 +245,27 @@ func TestIdleConnsOrder(t *testing.T) {
 	if err := cs[1].SetReadDeadline(time.Now()); !errors.Is(err, io.ErrClosedPipe) {
 		t.Errorf("the connection idle longest is still open: %v", err)
 	}
+	ic.track(cs[1], http.StateClosed)
+	check("the closed one gone", cs[0], cs[2])
 	ic.track(cs[0], http.StateClosed)
 	ic.track(cs[3], http.StateIdle)
 	ic.track(cs[2], http.StateHijacked)
 	check("closed and hijacked", cs[3])
 	if len(ic.conns) != 1 {
 		t.Errorf("%d connections kept, want 1", len(ic.conns))
+	}
+	// Connections come back as new ones; one evicted and then closed
+	// changes nothing, and the one that changed state last is found again.
+	ic.track(cs[3], http.StateActive)
+	ic.track(cs[3], http.StateIdle)
+	ic.track(cs[1], http.StateIdle)
+	ic.track(cs[0], http.StateIdle)
+	check("past the cap again", cs[1], cs[0])
+	ic.track(cs[3], http.StateClosed)
+	ic.track(cs[0], http.StateActive)
+	ic.track(cs[0], http.StateIdle)
+	check("after the evicted one closed", cs[1], cs[0])
+	if len(ic.conns) != 2 {
+		t.Errorf("%d connections kept, want 2", len(ic.conns))
 	}
 }

@@ -14,7 +14,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
@@ -134,7 +136,14 @@ func parseHeader(h string) (Signature, error) {
 		return Signature{}, malformed("Authorization header does not use " + algorithm)
 	}
 	var sig Signature
-	var cred string
+	cred, signed, signature, ok := sdkForm(rest)
+	if ok {
+		sig.signed, sig.signature = signed, signature
+		if err := sig.parseCredential(cred); err != nil {
+			return Signature{}, err
+		}
+		return sig, nil
+	}
 	hasSigned := false
 	for more := true; more; {
 		var part string
@@ -156,6 +165,42 @@ func parseHeader(h string) (Signature, error) {
 		return Signature{}, err
 	}
 	return sig, nil
+}
+
+// sdkForm splits rest as the SDKs write it, "Credential=C,
+// SignedHeaders=H, Signature=S", as the general loop of parseHeader would,
+// without its trimming: ok is false for any other form (other spaces, other
+// order, more parts, an empty value), which that loop reads instead.
+func sdkForm(rest string) (cred, signed, signature string, ok bool) {
+	const credName, signedName, signatureName = "Credential=", ", SignedHeaders=", ", Signature="
+	if !strings.HasPrefix(rest, credName) {
+		return "", "", "", false
+	}
+	rest = rest[len(credName):]
+	i := strings.IndexByte(rest, ',')
+	if i < 0 || !strings.HasPrefix(rest[i:], signedName) {
+		return "", "", "", false
+	}
+	cred, rest = rest[:i], rest[i+len(signedName):]
+	i = strings.IndexByte(rest, ',')
+	if i < 0 || !strings.HasPrefix(rest[i:], signatureName) {
+		return "", "", "", false
+	}
+	signed, signature = rest[:i], rest[i+len(signatureName):]
+	if strings.IndexByte(signature, ',') >= 0 || !endsKept(cred) || !endsKept(signed) || !endsKept(signature) {
+		return "", "", "", false
+	}
+	return cred, signed, signature, true
+}
+
+// endsKept reports whether s ends in a byte that strings.TrimSpace keeps:
+// ASCII, and not white space.
+func endsKept(s string) bool {
+	if s == "" {
+		return false
+	}
+	c := s[len(s)-1]
+	return c < utf8.RuneSelf && c != ' ' && (c < '\t' || c > '\r')
 }
 
 // cutName reports whether name is what strings.Cut(s, string(sep)) would
@@ -218,6 +263,10 @@ func credentialMalformed() error {
 }
 
 func (s *Signature) parseCredential(cred string) error {
+	if c := lastScope.Load(); c != nil && c.credential == cred {
+		s.AccessKeyID, s.Date, s.Region, s.Service = c.accessKeyID, c.date, c.region, c.service
+		return nil
+	}
 	// Five parts: up to each of the first four slashes, then the rest.
 	var parts [5]string
 	rest := cred
@@ -233,8 +282,26 @@ func (s *Signature) parseCredential(cred string) error {
 		return credentialMalformed()
 	}
 	s.AccessKeyID, s.Date, s.Region, s.Service = parts[0], parts[1], parts[2], parts[3]
+	// The parts of a copy, so that the cache holds on to no request.
+	c := &scope{credential: strings.Clone(cred)}
+	rest = c.credential
+	c.accessKeyID, rest = rest[:len(parts[0])], rest[len(parts[0])+1:]
+	c.date, rest = rest[:len(parts[1])], rest[len(parts[1])+1:]
+	c.region, rest = rest[:len(parts[2])], rest[len(parts[2])+1:]
+	c.service = rest[:len(parts[3])]
+	lastScope.Store(c)
 	return nil
 }
+
+// scope is a well-formed Credential and its parts.
+type scope struct {
+	credential                         string
+	accessKeyID, date, region, service string
+}
+
+// lastScope is the Credential last read: a client signs request after
+// request with the same one, until the day changes.
+var lastScope atomic.Pointer[scope]
 
 // Verify checks that r, whose body is body, is signed by a key of keys,
 // within MaxSkew of now (or within its lifetime, for a presigned URL). It

@@ -325,3 +325,21 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	}
 }
+
+// Credentials read in turn each give their own parts, though the last one
+// read is kept.
+func TestParseCredentialsInTurn(t *testing.T) {
+	for i := range 6 {
+		want := Signature{AccessKeyID: "111111111111", Date: "20261201", Region: "eu-west-1", Service: "sqs"}
+		if i%2 == 1 {
+			want = Signature{AccessKeyID: "AKID2", Date: "20261202", Region: "us-east-2", Service: "sqs"}
+		}
+		var got Signature
+		if err := got.parseCredential(want.AccessKeyID + "/" + want.Date + "/" + want.Region + "/" + want.Service + "/aws4_request"); err != nil || got != want {
+			t.Fatalf("read %d: %+v, %v; want %+v", i, got, err, want)
+		}
+		if err := got.parseCredential(want.AccessKeyID + "/" + want.Date + "/" + want.Region + "/" + want.Service); err == nil {
+			t.Fatalf("read %d: a credential without aws4_request taken", i)
+		}
+	}
+}

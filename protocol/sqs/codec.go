@@ -280,7 +280,7 @@ func (s *Service) ServeQuery(w http.ResponseWriter, r *http.Request) {
 	settleAttributes(in)
 	c := newCall()
 	defer c.release()
-	out, err := s.serve(c, r, body, dispatch.Query, name, in)
+	out, err := s.serve(c, r, body, dispatch.Query, name, a, in)
 	if err != nil {
 		if !dispatch.Hangup(w, err) {
 			writeXMLError(w, id, err)
@@ -493,7 +493,7 @@ func (s *Service) ServeJSON(w http.ResponseWriter, r *http.Request) {
 	}
 	c := newCall()
 	defer c.release()
-	out, err := s.serve(c, r, body, dispatch.JSON, name, in)
+	out, err := s.serve(c, r, body, dispatch.JSON, name, a, in)
 	if err != nil {
 		if !dispatch.Hangup(w, err) {
 			writeJSONError(w, err)

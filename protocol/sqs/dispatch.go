@@ -11,13 +11,15 @@ import (
 	"github.com/minisqs/minisqs/protocol/dispatch"
 )
 
-// serve passes a decoded request through the dispatch chain to its action,
-// as the call c, which the caller releases once it has answered.
-func (s *Service) serve(c *call, r *http.Request, body []byte, p dispatch.Protocol, action string, in any) (any, error) {
+// serve passes a decoded request through the dispatch chain to its action
+// a, called name, as the call c, which the caller releases once it has
+// answered.
+func (s *Service) serve(c *call, r *http.Request, body []byte, p dispatch.Protocol, name string, a action, in any) (any, error) {
+	c.run = a.run
 	c.req = dispatch.Request{
 		Protocol: p,
-		Action:   action,
-		Queue:    queueOf(in, r.URL.Path),
+		Action:   name,
+		Queue:    queueOf(in, r.URL.Path, &s.queuePaths),
 		Input:    in,
 		HTTP:     r,
 		Body:     body,
@@ -38,7 +40,11 @@ func (s *Service) run(ctx context.Context, req *dispatch.Request) (any, error) {
 		c.path = r.URL.Path
 		c.trace = httpheader.Get(r.Header, traceHeader)
 	}
-	return s.actions[req.Action].run(c, req.Input)
+	run := c.run
+	if run == nil {
+		run = s.actions[req.Action].run
+	}
+	return run(c, req.Input)
 }
 
 // classify gives the status and code both SQS protocols answer with. The
@@ -68,19 +74,17 @@ type (
 	byArn interface{ sourceArn() string }
 )
 
-// queueOf is the name of the queue in names: from its QueueUrl, else from
-// the request path (a query request to the queue's own path may leave
-// QueueUrl out), from its QueueName or its source ARN; "" if none.
-func queueOf(in any, path string) string {
+// queueOf is the name of the queue in names: from its QueueUrl (read
+// through paths, where the action finds it read already), else from the
+// request path (a query request to the queue's own path may leave QueueUrl
+// out), from its QueueName or its source ARN; "" if none.
+func queueOf(in any, path string, paths *queuePaths) string {
 	switch v := in.(type) {
 	case byURL:
-		u := v.queueURL()
-		if u == "" {
-			u = path
-		} else if _, rest, ok := strings.Cut(u, "://"); ok {
-			_, u, _ = strings.Cut(rest, "/")
+		if u := v.queueURL(); u != "" {
+			return paths.get(u).chainName
 		}
-		return lastOfQueuePath(u)
+		return lastOfQueuePath(path)
 	case byName:
 		return v.queueName()
 	case byArn:
@@ -88,6 +92,17 @@ func queueOf(in any, path string) string {
 		return a[strings.LastIndexByte(a, ':')+1:]
 	}
 	return ""
+}
+
+// nameInURL is the queue name in the QueueUrl u: NAME of its path
+// ACCOUNT/NAME, the path starting after the host when u has a scheme, or
+// "" for any other path. Unlike the queue an action finds, it reads u as
+// it is, unescaped.
+func nameInURL(u string) string {
+	if _, rest, ok := strings.Cut(u, "://"); ok {
+		_, u, _ = strings.Cut(rest, "/")
+	}
+	return lastOfQueuePath(u)
 }
 
 // lastOfQueuePath is NAME of a path ACCOUNT/NAME, with or without slashes

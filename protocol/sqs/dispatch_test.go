@@ -33,7 +33,7 @@ func TestQueueOf(t *testing.T) {
 		{&ListQueuesInput{}, "/000000000000/x", ""},
 		{&CancelMessageMoveTaskInput{TaskHandle: "h"}, "/", ""},
 	} {
-		if got := queueOf(tc.in, tc.path); got != tc.want {
+		if got := queueOf(tc.in, tc.path, new(queuePaths)); got != tc.want {
 			t.Errorf("queueOf(%+v, %q) = %q, want %q", tc.in, tc.path, got, tc.want)
 		}
 	}

@@ -60,24 +60,34 @@ func (c *call) queue(queueURL string) (*engine.Queue, error) {
 // same few queues request after request.
 type queuePaths [16]atomic.Pointer[queuePath]
 
-// queuePath is a queue URL and the account and name of its path.
+// queuePath is a queue URL, the account and name of its path, and the
+// name the dispatch chain knows its queue by.
 type queuePath struct {
 	url, account, name string
 	ok                 bool
+	chainName          string // nameInURL(url)
 }
 
 // of returns the account and name of the path of queueURL, as
 // splitQueuePath(urlPath(queueURL)) reads them.
 func (p *queuePaths) of(queueURL string) (account, name string, ok bool) {
+	q := p.get(queueURL)
+	return q.account, q.name, q.ok
+}
+
+// get returns what queueURL is read as, from its slot if it was the last
+// URL of its length.
+func (p *queuePaths) get(queueURL string) *queuePath {
 	slot := &p[len(queueURL)%len(p)]
 	if q := slot.Load(); q != nil && q.url == queueURL {
-		return q.account, q.name, q.ok
+		return q
 	}
 	// A copy, so that the slot holds on to no request's body.
-	u := strings.Clone(queueURL)
-	account, name, ok = splitQueuePath(urlPath(u))
-	slot.Store(&queuePath{u, account, name, ok})
-	return account, name, ok
+	q := &queuePath{url: strings.Clone(queueURL)}
+	q.account, q.name, q.ok = splitQueuePath(urlPath(q.url))
+	q.chainName = nameInURL(q.url)
+	slot.Store(q)
+	return q
 }
 
 // urlPath is the path of the URL s as url.Parse reads it, or s itself when

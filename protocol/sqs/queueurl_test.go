@@ -70,7 +70,8 @@ func TestSplitQueuePath(t *testing.T) {
 	}
 }
 
-// queuePaths reads each URL as splitQueuePath(urlPath(u)) does, however
+// queuePaths reads each URL as splitQueuePath(urlPath(u)) and nameInURL
+// do, however
 // URLs of one length, sharing a slot, follow one another, from many
 // goroutines.
 func TestQueuePathsRead(t *testing.T) {
@@ -86,6 +87,9 @@ func TestQueuePathsRead(t *testing.T) {
 				wantAccount, wantName, wantOK := splitQueuePath(urlPath(u))
 				if account != wantAccount || name != wantName || ok != wantOK {
 					t.Errorf("of(%q) = %q, %q, %v; want %q, %q, %v", u, account, name, ok, wantAccount, wantName, wantOK)
+				}
+				if got, want := paths.get(u).chainName, nameInURL(u); got != want {
+					t.Errorf("get(%q).chainName = %q, want %q", u, got, want)
 				}
 			}
 		}()

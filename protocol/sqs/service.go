@@ -58,8 +58,10 @@ type call struct {
 	// digests digests the message attributes of the request's messages.
 	digests attributeDigests
 
-	// req is the request on its way through the dispatch chain.
+	// req is the request on its way through the dispatch chain, and run
+	// its action's handler, which the front end found, or nil.
 	req dispatch.Request
+	run func(c *call, in any) (any, error)
 	// The answers of the batch actions and of receives.
 	sendBatch   SendMessageBatchOutput
 	receive     ReceiveMessageOutput

@@ -106,7 +106,7 @@ func TestResetCallKeepsNoAnswer(t *testing.T) {
 	serve := func(action string, in any) {
 		t.Helper()
 		r := httptest.NewRequest(http.MethodPost, "/", nil)
-		if _, err := s.serve(c, r, nil, dispatch.JSON, action, in); err != nil {
+		if _, err := s.serve(c, r, nil, dispatch.JSON, action, s.actions[action], in); err != nil {
 			t.Fatalf("%s: %v", action, err)
 		}
 	}
