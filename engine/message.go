@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"bytes"
+	"time"
+)
 
 // MessageAttribute is a typed attribute carried with a message. DataType is
 // String, Number or Binary, optionally followed by a custom ".label".
@@ -14,6 +17,21 @@ type MessageAttribute struct {
 // IsBinary reports whether the attribute's value is in BinaryValue.
 func (a MessageAttribute) IsBinary() bool {
 	return a.DataType == "Binary" || len(a.DataType) > 7 && a.DataType[:7] == "Binary."
+}
+
+// SameAttributes reports whether a and b hold the same attributes in the
+// same order.
+func SameAttributes(a, b []MessageAttribute) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Name != y.Name || x.DataType != y.DataType || x.StringValue != y.StringValue || !bytes.Equal(x.BinaryValue, y.BinaryValue) {
+			return false
+		}
+	}
+	return true
 }
 
 // NewMessage is one message to send.

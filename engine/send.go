@@ -11,10 +11,13 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	batch := make([]pending, 0, len(msgs))
 	// The batch's bodies are copied, for their MD5, to one buffer in turn.
 	var body []byte
+	// The messages of a batch often carry equal attributes, which need
+	// checking once.
+	var checked []MessageAttribute
 	for i := range msgs {
 		batch = batch[:len(batch)+1]
 		p := &batch[len(batch)-1]
-		if err := q.prepare(&msgs[i], &a, &body, p); err != nil {
+		if err := q.prepare(&msgs[i], &a, &body, &checked, p); err != nil {
 			results[i].Err = err
 			batch = batch[:len(batch)-1]
 			continue
@@ -154,8 +157,9 @@ type pending struct {
 
 // prepare validates one message against the queue's settings and, unless
 // it fails, makes p its record, but for the text of its id and MD5, and
-// its index entry, without touching the queue. body is scratch space.
-func (q *Queue) prepare(in *NewMessage, a *QueueAttributes, body *[]byte, p *pending) error {
+// its index entry, without touching the queue. body is scratch space;
+// checked holds the last attributes found valid, and is updated.
+func (q *Queue) prepare(in *NewMessage, a *QueueAttributes, body *[]byte, checked *[]MessageAttribute, p *pending) error {
 	if in.Body == "" {
 		return ErrMissing("MessageBody")
 	}
@@ -172,8 +176,11 @@ func (q *Queue) prepare(in *NewMessage, a *QueueAttributes, body *[]byte, p *pen
 			return ErrParameterRange("DelaySeconds", *d, 0, max, false)
 		}
 	}
-	if err := validateAttributes(in.Attributes); err != nil {
-		return err
+	if !SameAttributes(in.Attributes, *checked) {
+		if err := validateAttributes(in.Attributes); err != nil {
+			return err
+		}
+		*checked = in.Attributes
 	}
 	if err := validateSystemAttributes(in.SystemAttributes); err != nil {
 		return err

@@ -87,3 +87,32 @@ func TestValidateAttributeValueTypes(t *testing.T) {
 		}
 	}
 }
+
+// A batch checks the attributes of each message: those equal to the last
+// valid ones pass without a second look, and any others are checked, be
+// they after valid ones or equal to invalid ones.
+func TestSendChecksEachMessagesAttributes(t *testing.T) {
+	e, _ := newTestEngine(t, Options{})
+	q, err := e.CreateQueue("attrs", AttributeUpdate{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := []MessageAttribute{{Name: "kind", DataType: "String", StringValue: "order"}}
+	badName := []MessageAttribute{{Name: "aws.kind", DataType: "String", StringValue: "order"}}
+	badValue := []MessageAttribute{{Name: "kind", DataType: "String", StringValue: "\x01"}}
+	batch := []NewMessage{
+		{Body: "a", Attributes: valid},
+		{Body: "b", Attributes: append([]MessageAttribute(nil), valid...)},
+		{Body: "c", Attributes: badName},
+		{Body: "d", Attributes: badName},
+		{Body: "e", Attributes: valid},
+		{Body: "f", Attributes: badValue},
+		{Body: "g"},
+	}
+	want := []Reason{"", "", ReasonNameReserved, ReasonNameReserved, "", ReasonValueChars, ""}
+	for i, r := range q.Send(batch) {
+		if got := reasonOf(t, r.Err); got != want[i] {
+			t.Errorf("message %q: reason %q, want %q", batch[i].Body, got, want[i])
+		}
+	}
+}

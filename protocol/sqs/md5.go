@@ -1,7 +1,6 @@
 package sqs
 
 import (
-	"bytes"
 	"crypto/md5"
 	"encoding/binary"
 	"encoding/hex"
@@ -38,7 +37,7 @@ func (d *attributeDigests) of(attrs []engine.MessageAttribute) string {
 	if d == nil {
 		return digestAttributes(attrs)
 	}
-	if d.sum == "" || !sameAttributes(attrs, d.last) {
+	if d.sum == "" || !engine.SameAttributes(attrs, d.last) {
 		d.last, d.sum = attrs, digestAttributes(attrs)
 	}
 	return d.sum
@@ -65,21 +64,6 @@ func digestAttributes(attrs []engine.MessageAttribute) string {
 	var digest [2 * md5.Size]byte
 	hex.Encode(digest[:], sum[:])
 	return string(digest[:])
-}
-
-// sameAttributes reports whether a and b hold the same attributes in the
-// same order.
-func sameAttributes(a, b []engine.MessageAttribute) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Name != y.Name || x.DataType != y.DataType || x.StringValue != y.StringValue || !bytes.Equal(x.BinaryValue, y.BinaryValue) {
-			return false
-		}
-	}
-	return true
 }
 
 // appendValue appends v after its length, 4 bytes big-endian.
