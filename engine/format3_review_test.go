@@ -701,17 +701,12 @@ func TestFormat3TornReceiveOfLegacyMessages(t *testing.T) {
 	}
 }
 
-// tornRun opens a store at a new path with clk, runs setup, then change,
-// and checks ok on the store as a kill during change could leave it: with
-// the transactions change wrote before the kill whole, and any of the
-// commands of the one it was writing.
-func tornRun(t *testing.T, clk *ManualClock, setup, change func(e *Engine), ok func(t *testing.T, e *Engine, what string)) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "db")
-	var starts []int64 // the file's size as each transaction began
-	var recording bool
-	e, err := Open(Options{Path: path, Clock: clk, Fsync: FsyncNever, FailWrites: func() error {
-		if recording {
+// txStarts returns a FailWrites hook for a store at path that, while *on,
+// notes the file's size as each transaction begins, and the sizes noted.
+func txStarts(path string, on *bool) (func() error, *[]int64) {
+	var starts []int64
+	return func() error {
+		if *on {
 			fi, err := os.Stat(path)
 			if err != nil {
 				return err
@@ -719,7 +714,19 @@ func tornRun(t *testing.T, clk *ManualClock, setup, change func(e *Engine), ok f
 			starts = append(starts, fi.Size())
 		}
 		return nil
-	}})
+	}, &starts
+}
+
+// tornRun opens a store at a new path with clk, runs setup, then change,
+// and checks ok on the store as a kill during change could leave it: with
+// the transactions change wrote before the kill whole, and any of the
+// commands of the one it was writing.
+func tornRun(t *testing.T, clk *ManualClock, setup, change func(e *Engine), ok func(t *testing.T, e *Engine, what string)) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "db")
+	var recording bool
+	hook, starts := txStarts(path, &recording)
+	e, err := Open(Options{Path: path, Clock: clk, Fsync: FsyncNever, FailWrites: hook})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -738,7 +745,7 @@ func tornRun(t *testing.T, clk *ManualClock, setup, change func(e *Engine), ok f
 	if err != nil {
 		t.Fatal(err)
 	}
-	if outcomes := checkTorn(t, clk, after, starts, ok); len(before) >= len(after) || outcomes < 4 {
+	if outcomes := checkTorn(t, clk, after, *starts, ok); len(before) >= len(after) || outcomes < 4 {
 		t.Fatalf("the change wrote %d bytes, in %d outcomes", len(after)-len(before), outcomes)
 	}
 }

@@ -295,20 +295,24 @@ func TestStoreDeleteQueueKeepsNewerRecord(t *testing.T) {
 	}
 }
 
-// A data file written before queues had numbers opens with every message,
-// lease and delay in place, under the queues' new keyspaces.
-func TestPersistNumbersOldQueues(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "db")
-	clk := NewManualClock(testStart)
+// writeOldStore writes, at path, a store from before namespaces and queue
+// numbers: each named queue under "q:NAME", with no number, and its
+// messages NAME-1, ready, and NAME-2, delayed, under "m:ID:SEQ" and
+// "s:ID:SEQ".
+func writeOldStore(t *testing.T, path string, names ...string) {
+	t.Helper()
 	now := testStart.UnixNano()
 	db, err := buntdb.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, name := range []string{"a", "b"} {
-		rec := queueRecord{ID: fmt.Sprintf("00000000-0000-4000-8000-00000000000%d", i), Name: name, Created: now, Modified: now, Attributes: DefaultAttributes(false)}
-		b, _ := json.Marshal(rec)
-		err := db.Update(func(tx *buntdb.Tx) error {
+	err = db.Update(func(tx *buntdb.Tx) error {
+		for i, name := range names {
+			rec := queueRecord{ID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1), Name: name, Created: now, Modified: now, Attributes: DefaultAttributes(false)}
+			b, err := json.Marshal(rec)
+			if err != nil {
+				return err
+			}
 			if _, _, err := tx.Set(oldQueueKey(name), string(b), nil); err != nil {
 				return err
 			}
@@ -326,15 +330,23 @@ func TestPersistNumbersOldQueues(t *testing.T) {
 					return err
 				}
 			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A data file written before queues had numbers opens with every message,
+// lease and delay in place, under the queues' new keyspaces.
+func TestPersistNumbersOldQueues(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	writeOldStore(t, path, "a", "b")
 
 	e := openAt(t, path, clk)
 	a, b := mustQueue(t, e, "a"), mustQueue(t, e, "b")

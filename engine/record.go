@@ -58,8 +58,10 @@ func (r *recordReader) int() int64 {
 	return int64(u>>1) ^ -int64(u&1) // zig-zag, as binary.AppendVarint writes
 }
 
-func (r *recordReader) string() string {
-	n := r.uint()
+func (r *recordReader) string() string { return r.take(r.uint()) }
+
+// take reads the next n bytes.
+func (r *recordReader) take(n uint64) string {
 	if r.err != nil || n > uint64(len(r.s)) {
 		r.err = errCorruptRecord
 		return ""
@@ -106,14 +108,7 @@ func (r *recordReader) dataType(version uint64) string {
 	if n < uint64(len(attributeTypes)) {
 		return attributeTypes[n]
 	}
-	n -= uint64(len(attributeTypes))
-	if r.err != nil || n > uint64(len(r.s)) {
-		r.err = errCorruptRecord
-		return ""
-	}
-	v := r.s[:n]
-	r.s = r.s[n:]
-	return v
+	return r.take(n - uint64(len(attributeTypes)))
 }
 
 // readAttributes reads attributes into the spare room of *room, which it

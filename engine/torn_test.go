@@ -1,64 +1,17 @@
 package engine
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/tidwall/buntdb"
 )
 
 // Tests of what a kill in the middle of a transaction's one write leaves:
 // any of its commands, as tornRun and checkTorn replay them. A torn
 // transaction was never acknowledged, but what was acknowledged before it
 // must all be there.
-
-// writeOldStore writes, at path, a store from before namespaces and queue
-// numbers: queue "a" under "q:a", with no number, and its messages a-1,
-// ready, and a-2, delayed, under "m:ID:SEQ" and "s:ID:SEQ".
-func writeOldStore(t *testing.T, path string) {
-	t.Helper()
-	now := testStart.UnixNano()
-	db, err := buntdb.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := queueRecord{ID: "00000000-0000-4000-8000-000000000001", Name: "a", Created: now, Modified: now, Attributes: DefaultAttributes(false)}
-	b, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *buntdb.Tx) error {
-		if _, _, err := tx.Set(oldQueueKey(rec.Name), string(b), nil); err != nil {
-			return err
-		}
-		for seq := uint64(1); seq <= 2; seq++ {
-			m := &message{seq: seq, sentAt: now, visibleAt: now, expireAt: now + int64(time.Hour)}
-			if seq == 2 {
-				m.state, m.visibleAt = stateDelayed, now+int64(time.Minute)
-			}
-			old := fmt.Sprintf("%s:%016x", rec.ID, seq)
-			body := appendMessageV1(nil, &Message{ID: fmt.Sprint("a", seq), Body: fmt.Sprint("a-", seq), MD5OfBody: "x", SentAt: time.Unix(0, now)})
-			if _, _, err := tx.Set(messagePrefix+old, string(body), nil); err != nil {
-				return err
-			}
-			if _, _, err := tx.Set(statePrefix+old, string(appendStateV1(nil, m)), nil); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // A kill during the first open of a store from before namespaces and queue
 // numbers, which moves the queue's record and its messages' to new keys,
@@ -67,16 +20,10 @@ func writeOldStore(t *testing.T, path string) {
 func TestTornMigration(t *testing.T) {
 	clk := NewManualClock(testStart)
 	path := filepath.Join(t.TempDir(), "db")
-	writeOldStore(t, path)
-	var starts []int64 // the file's size as each transaction began
-	e, err := Open(Options{Path: path, Clock: clk, Fsync: FsyncNever, FailWrites: func() error {
-		fi, err := os.Stat(path)
-		if err != nil {
-			return err
-		}
-		starts = append(starts, fi.Size())
-		return nil
-	}})
+	writeOldStore(t, path, "a")
+	recording := true
+	hook, starts := txStarts(path, &recording)
+	e, err := Open(Options{Path: path, Clock: clk, Fsync: FsyncNever, FailWrites: hook})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +34,7 @@ func TestTornMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outcomes := checkTorn(t, clk, after, starts, func(t *testing.T, e *Engine, what string) {
+	outcomes := checkTorn(t, clk, after, *starts, func(t *testing.T, e *Engine, what string) {
 		t.Helper()
 		q, err := e.LookupQueueIn(e.DefaultNamespace(), "a")
 		if err != nil {
