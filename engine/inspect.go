@@ -150,13 +150,7 @@ func (q *Queue) DeleteMessage(id string) error {
 		return ErrMessageMissing(q.name, id)
 	}
 	// The store first: a delete it did not record is not done.
-	if err := q.saveSeq(m.seq); err != nil {
-		return err
-	}
-	err := q.e.store.update(func(tx recordTx) error {
-		return q.e.store.deleteMessageTx(tx, q.keyspace, m)
-	})
-	if err != nil {
+	if err := q.deleteStored([]*message{m}); err != nil {
 		return err
 	}
 	q.removeLocked(m)

@@ -44,13 +44,7 @@ func (q *Queue) acknowledge(handles []string, inFlightOnly bool) []error {
 		return errs
 	}
 	// The store first: a delete it did not record is not done.
-	err := q.saveSeq(topSeq(gone))
-	if err == nil {
-		err = q.e.store.update(func(tx recordTx) error {
-			return q.e.store.deleteBatchTx(tx, q.keyspace, gone)
-		})
-	}
-	if err != nil {
+	if err := q.deleteStored(gone); err != nil {
 		for _, i := range goneAt {
 			errs[i] = err
 		}

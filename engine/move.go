@@ -95,16 +95,7 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 		q.insertLocked(m)
 		q.countEnqueuedLocked(m)
 	}
-	if src.saveSeq(topSeq(moved)) == nil {
-		q.e.store.update(func(tx recordTx) error {
-			for _, old := range moved {
-				if err := q.e.store.deleteMessageTx(tx, src.keyspace, old); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
+	src.deleteStored(moved)
 	return len(adopted), nil
 }
 

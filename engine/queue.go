@@ -479,16 +479,7 @@ func (q *Queue) advance(now int64) {
 	if len(expired) > 0 {
 		// An expired message is gone whether or not the store forgets it now:
 		// one left behind by a failed write expires again when loaded.
-		if q.saveSeq(topSeq(expired)) == nil {
-			q.e.store.update(func(tx recordTx) error {
-				for _, m := range expired {
-					if err := q.e.store.deleteMessageTx(tx, q.keyspace, m); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-		}
+		q.deleteStored(expired)
 	}
 }
 

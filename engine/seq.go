@@ -65,6 +65,16 @@ func (q *Queue) savedSeq(n uint64) {
 	}
 }
 
+// deleteStored removes msgs' records from the store: the counter first,
+// when their delete needs it (saveSeq), then the records, each in a
+// transaction of its own.
+func (q *Queue) deleteStored(msgs []*message) error {
+	if err := q.saveSeq(topSeq(msgs)); err != nil {
+		return err
+	}
+	return q.e.store.update(func(tx recordTx) error { return q.e.store.deleteBatchTx(tx, q.keyspace, msgs) })
+}
+
 // topSeq is the highest sequence number of msgs.
 func topSeq(msgs []*message) uint64 {
 	var top uint64

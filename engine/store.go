@@ -342,18 +342,3 @@ func (s *store) deleteBatchTx(tx recordTx, keyspace string, msgs []*message) err
 	}
 	return nil
 }
-
-// deleteMessageTx removes a message's records.
-func (s *store) deleteMessageTx(tx recordTx, keyspace string, m *message) error {
-	if !s.durable {
-		return nil
-	}
-	if _, _, err := tx.delete(messageKey(keyspace, m.seq)); err != nil {
-		return err
-	}
-	if !s.legacy {
-		return nil
-	}
-	_, _, err := tx.delete(stateKey(keyspace, m.seq))
-	return err
-}
