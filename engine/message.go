@@ -49,6 +49,11 @@ type NewMessage struct {
 	// none.
 	GroupIDGiven, DeduplicationIDGiven bool
 	SenderID                           string
+	// BodyChecked says that the caller has found every byte of Body
+	// printable ASCII (0x20 to 0x7f), which SQS allows, so Send need not
+	// look at the body's characters again: a decoder that has read them
+	// knows. Callers that have not leave it false and Send checks.
+	BodyChecked bool
 }
 
 // SendResult is the outcome of sending one message: either the stored

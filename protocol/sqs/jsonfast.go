@@ -697,6 +697,16 @@ func (d *jsonIn) textPtr(p **string) bool {
 	return false
 }
 
+// body reads a message's body into e.MessageBody, noting whether it lies
+// wholly before plainTo: a string str took in its stride is printable
+// ASCII with no escapes.
+func (d *jsonIn) body(e *SendMessageBatchEntry) bool {
+	plainTo := d.plainTo
+	ok := d.textPtr(&e.MessageBody)
+	e.sent.plainBody = ok && e.MessageBody != nil && d.i <= plainTo
+	return ok
+}
+
 // intPtr reads an *int member: a plain integer in int's range, or null.
 func (d *jsonIn) intPtr(p **int) bool {
 	c := d.peek()
@@ -877,7 +887,7 @@ func (d *jsonIn) sendFields(e *SendMessageBatchEntry, lookup func(string) int, f
 		case 0:
 			ok = d.text(first, own)
 		case 1:
-			ok = d.textPtr(&e.MessageBody)
+			ok = d.body(e)
 		case 2:
 			ok = d.intPtr(&e.DelaySeconds)
 		case 3:

@@ -33,6 +33,9 @@ func compareJSONDecoders(t *testing.T, action, body string) bool {
 	a := actionTable()[action]
 	fast := a.newInput()
 	took := decodeJSONFast(body, fast)
+	if took {
+		checkPlainBodies(t, action, body, fast)
+	}
 	std := a.newInput()
 	err := json.Unmarshal([]byte(body), std)
 	settleAttributes(std)
@@ -43,6 +46,32 @@ func compareJSONDecoders(t *testing.T, action, body string) bool {
 		t.Fatalf("%s: %q decoded as\n%#v\nwhere encoding/json has\n%#v", action, body, fast, std)
 	}
 	return took
+}
+
+// checkPlainBodies fails t if the fast decoder marked as plain a message
+// body of in that is not printable ASCII, which the engine would then not
+// check, and clears the marks, which encoding/json does not make.
+func checkPlainBodies(t *testing.T, action, body string, in any) {
+	t.Helper()
+	var sents []*sentAttributes
+	var bodies []*string
+	switch in := in.(type) {
+	case *SendMessageInput:
+		sents, bodies = append(sents, &in.sent), append(bodies, in.MessageBody)
+	case *SendMessageBatchInput:
+		for i := range in.Entries {
+			sents, bodies = append(sents, &in.Entries[i].sent), append(bodies, in.Entries[i].MessageBody)
+		}
+	}
+	for i, sent := range sents {
+		if !sent.plainBody {
+			continue
+		}
+		if bodies[i] == nil || strings.IndexFunc(*bodies[i], func(r rune) bool { return r < 0x20 || r > 0x7f }) >= 0 {
+			t.Fatalf("%s: %q: body %d marked plain, which it is not", action, body, i)
+		}
+		sent.plainBody = false
+	}
 }
 
 // Bodies as SDKs send them, and the corners of JSON the fast decoder must
@@ -458,5 +487,28 @@ func TestJSONFastLookups(t *testing.T) {
 		if got := c.lookup("Queueſ"); got != badField {
 			t.Errorf("%v: a non-ASCII key is %d, want badField", c.names, got)
 		}
+	}
+}
+
+// The decoder marks as plain the bodies of printable ASCII it read without
+// escapes, before and after those it had to look into, so that the engine
+// checks only the others.
+func TestJSONFastDecoderMarksPlainBodies(t *testing.T) {
+	body := `{"Entries":[{"Id":"0","MessageBody":"plain ~\u007f"},{"Id":"1","MessageBody":"plain ~` + "\x7f" + `"},` +
+		`{"Id":"2","MessageBody":"é"},{"Id":"3","MessageBody":"` + strings.Repeat("plain ", 20) + `"},{"Id":"4","MessageBody":null},` +
+		`{"Id":"5","MessageBody":"esc\"aped"},{"Id":"6","MessageBody":"last"}],"QueueUrl":"q"}`
+	var in SendMessageBatchInput
+	if !decodeJSONFast(body, &in) {
+		t.Fatalf("the fast decoder left %s", body)
+	}
+	want := []bool{false, true, false, true, false, false, true}
+	for i, e := range in.Entries {
+		if e.sent.plainBody != want[i] {
+			t.Errorf("entry %s: plain %v, want %v", e.Id, e.sent.plainBody, want[i])
+		}
+	}
+	var one SendMessageInput
+	if !decodeJSONFast(`{"QueueUrl":"q","MessageBody":"plain"}`, &one) || !one.sent.plainBody {
+		t.Errorf("SendMessage: plain %v", one.sent.plainBody)
 	}
 }

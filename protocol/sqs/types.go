@@ -223,6 +223,10 @@ type SendMessageBatchEntry struct {
 // attribute once; an empty one is nil.
 type sentAttributes struct {
 	attrs, sys []engine.MessageAttribute
+	// plainBody says that the fast JSON decoder read the message's body as
+	// printable ASCII without escapes, which the engine then need not
+	// check again (engine.NewMessage's BodyChecked).
+	plainBody bool
 }
 
 // settleAttributes moves the attribute maps of in, an action's input as
