@@ -92,6 +92,7 @@ var jsonFastTaken = [][2]string{
 	{"SendMessage", ` null `},
 	{"SendMessage", `{}`},
 	{"SendMessageBatch", `{"Entries":[{"Id":"0","MessageAttributes":{"kind":{"DataType":"String","StringValue":"order"}},"MessageBody":"a message body"},{"Id":"1","MessageBody":"two","DelaySeconds":5}],"QueueUrl":"` + fzStd + `"}`},
+	{"SendMessageBatch", `{"Entries":[{"Id":"0","MessageAttributes":{"k":{"DataType":"String","StringValue":"v"}},"MessageBody":"a"},{"Id":"1","MessageAttributes":{"k":{"DataType":"String","StringValue":"v"}},"MessageBody":"b"},{"Id":"2","MessageAttributes":{"k":{"DataType":"String","StringValue":"v"}} ,"MessageBody":"c"},{"Id":"3","MessageAttributes":{"k":{"DataType":"String","StringValue":"v"},"k":{"DataType":"Number","StringValue":"1"}},"MessageBody":"d"}],"QueueUrl":"q"}`},
 	{"SendMessageBatch", `{"Entries":[],"QueueUrl":"q"}`},
 	{"SendMessageBatch", `{"Entries":null}`},
 	{"SendMessageBatch", `{"Entries":[null,{"id":"a","messagebody":"b"},{}]}`},
@@ -510,5 +511,49 @@ func TestJSONFastDecoderMarksPlainBodies(t *testing.T) {
 	var one SendMessageInput
 	if !decodeJSONFast(`{"QueueUrl":"q","MessageBody":"plain"}`, &one) || !one.sent.plainBody {
 		t.Errorf("SendMessage: plain %v", one.sent.plainBody)
+	}
+}
+
+// Entries whose attributes equal the last entry's share its list, which the
+// engine and the digests then find the same at a glance; others get their
+// own.
+func TestJSONFastDecoderSharesEqualAttributes(t *testing.T) {
+	a := `{"kind":{"DataType":"String","StringValue":"order"},"n":{"DataType":"Number","StringValue":"1"}}`
+	aReordered := `{"n":{"DataType":"Number","StringValue":"1"},"kind":{"StringValue":"order","DataType":"String"}}`
+	b := `{"kind":{"DataType":"String","StringValue":"other"}}`
+	sys := `{"AWSTraceHeader":{"DataType":"String","StringValue":"Root=1"}}`
+	body := `{"Entries":[{"Id":"0","MessageBody":"x","MessageAttributes":` + a + `,"MessageSystemAttributes":` + sys + `},` +
+		`{"Id":"1","MessageBody":"x","MessageAttributes":` + aReordered + `,"MessageSystemAttributes":` + sys + `},` +
+		`{"Id":"2","MessageBody":"x","MessageAttributes":` + b + `},` +
+		`{"Id":"3","MessageBody":"x","MessageAttributes":` + a + `},` +
+		`{"Id":"4","MessageBody":"x","MessageAttributes":{}},` +
+		`{"Id":"5","MessageBody":"x","MessageAttributes":` + a + `,"MessageSystemAttributes":` + sys + `},` +
+		`{"Id":"6","MessageBody":"x","MessageAttributes":` + a + `,"MessageSystemAttributes":` + sys + `},` +
+		`{"Id":"7","MessageBody":"x","MessageAttributes":` + a[:len(a)-1] + `,"extra":{"DataType":"String","StringValue":"e"}}}],"QueueUrl":"q"}`
+	if !compareJSONDecoders(t, "SendMessageBatch", body) {
+		t.Fatalf("the fast decoder left %s", body)
+	}
+	var in SendMessageBatchInput
+	if !decodeJSONFast(body, &in) {
+		t.Fatalf("the fast decoder left %s", body)
+	}
+	e := in.Entries
+	same := func(x, y []engine.MessageAttribute) bool { return len(x) > 0 && len(x) == len(y) && &x[0] == &y[0] }
+	if !same(e[0].sent.attrs, e[1].sent.attrs) || !same(e[0].sent.sys, e[1].sent.sys) {
+		t.Errorf("entries 0 and 1 have lists of their own: %p %p, %p %p", e[0].sent.attrs, e[1].sent.attrs, e[0].sent.sys, e[1].sent.sys)
+	}
+	if same(e[1].sent.attrs, e[2].sent.attrs) || same(e[2].sent.attrs, e[3].sent.attrs) || same(e[0].sent.attrs, e[3].sent.attrs) {
+		t.Errorf("unequal or not consecutive lists shared: %p %p %p %p", e[0].sent.attrs, e[1].sent.attrs, e[2].sent.attrs, e[3].sent.attrs)
+	}
+	if e[4].sent.attrs != nil {
+		t.Errorf("entry 4: %v, want nil", e[4].sent.attrs)
+	}
+	// Spelled as the last, byte for byte.
+	if !same(e[5].sent.attrs, e[6].sent.attrs) || !same(e[5].sent.sys, e[6].sent.sys) || !same(e[0].sent.sys, e[5].sent.sys) {
+		t.Errorf("entries 5 and 6 have lists of their own: %p %p, %p %p", e[5].sent.attrs, e[6].sent.attrs, e[5].sent.sys, e[6].sent.sys)
+	}
+	// Spelled as the last but for its end.
+	if len(e[7].sent.attrs) != 3 || same(e[6].sent.attrs, e[7].sent.attrs) {
+		t.Errorf("entry 7: %v", e[7].sent.attrs)
 	}
 }
