@@ -36,7 +36,7 @@ const maxFastDepth = 100
 // which outlive the request (in the request journal, metrics, message
 // groups and deduplication windows) and get their own. Message attributes
 // go to the input's sentAttributes, as settleAttributes would put them,
-// their maps left nil.
+// their maps left nil; entries with equal attributes may share one list.
 func decodeJSONFast(s string, in any) bool {
 	d := jsonIn{s: s, backslash: -1}
 	d.replain()
@@ -82,10 +82,11 @@ type jsonIn struct {
 	// it (or of the array it outgrew) with no room to grow into the next.
 	attrs []engine.MessageAttribute
 	// lastAttrs and lastSys are the last lists of message attributes and
-	// of system attributes read. A batch's entries often carry equal ones,
-	// which then share the first's list: the engine and the digests,
-	// comparing each entry's attributes with the last they checked, find
-	// them the same without reading them again.
+	// of system attributes read, with their JSON. A batch's entries often
+	// carry equal ones, most often spelled the same: those are not read
+	// again, and share the first's list, which the engine and the digests,
+	// comparing each entry's attributes with the last they checked, then
+	// find the same without looking at them again.
 	lastAttrs, lastSys readAttributes
 }
 

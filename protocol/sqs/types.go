@@ -220,7 +220,8 @@ type SendMessageBatchEntry struct {
 // sent, as the actions take them: the fast JSON decoder reads them, and
 // settleAttributes moves there what encoding/json or decodeQuery read into
 // the maps, which are then nil. Each list is sorted by name and names an
-// attribute once; an empty one is nil.
+// attribute once; an empty one is nil. Entries may share a list, which
+// none changes.
 type sentAttributes struct {
 	attrs, sys []engine.MessageAttribute
 	// plainBody says that the fast JSON decoder read the message's body as
