@@ -371,6 +371,62 @@ func TestSendMessageBatch(t *testing.T) {
 			wantBatch(e.t, okIDs, failed, []string{"good1", "good2"}, map[string]string{"bad-char": e.code("InvalidMessageContents"), "too-late": e.code("InvalidParameterValue"), "empty": e.code("MissingParameter")})
 			e.wantCounts(url, 2, 0, 0)
 		}},
+		{name: "plain bodies among ones that need checking", rest: true, run: func(e *env) {
+			// The JSON decoder vouches for bodies of printable ASCII without
+			// escapes, which the engine then does not check again: each other
+			// body, before or after one, is still checked, invalid ones
+			// failing alone.
+			url := e.createQueue("vouched", nil)
+			long := strings.Repeat("plain body ", 30)
+			good := map[string]string{
+				"plain":   "plain ~ printable {} [] <&>",
+				"escaped": "{\"json\": \"in a body\"}\r\n\ttabbed \\ /",
+				"unicode": "é ✓ 😀 \uFFFD \uE000",
+				"long":    long,
+				"last":    "plain after the others",
+			}
+			bad := map[string]string{
+				"nul":     "plain then nul\x00",
+				"nonchar": "\uFFFE",
+				"late":    long + "\uFFFF",
+				"control": "\x1f" + long,
+			}
+			var entries []sendIn
+			for _, id := range []string{"plain", "nul", "escaped", "nonchar", "unicode", "late", "long", "control", "last"} {
+				body, ok := good[id]
+				if !ok {
+					body = bad[id]
+				}
+				entries = append(entries, entry(id, body))
+			}
+			ok, failed, err := e.c.SendMessageBatch(url, entries)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			var okIDs []string
+			byID := map[string]string{}
+			for _, s := range ok {
+				okIDs = append(okIDs, s.ID)
+				byID[s.MessageID] = s.ID
+				if !e.is("rest") && s.MD5Body != refMD5(good[s.ID]) {
+					e.t.Fatalf("entry %s: MD5OfMessageBody %s, want %s", s.ID, s.MD5Body, refMD5(good[s.ID]))
+				}
+			}
+			wantFailed := map[string]string{}
+			for id := range bad {
+				wantFailed[id] = e.code("InvalidMessageContents")
+			}
+			wantBatch(e.t, okIDs, failed, slices.Collect(maps.Keys(good)), wantFailed)
+			got := e.receive(url, receiveIn{Max: ptr(10)})
+			if len(got) != len(good) {
+				e.t.Fatalf("received %d messages, want %d", len(got), len(good))
+			}
+			for _, m := range got {
+				if id := byID[m.MessageID]; m.Body != good[id] {
+					e.t.Fatalf("entry %s: received body %.40q, want %.40q", id, m.Body, good[id])
+				}
+			}
+		}},
 		{name: "whole-batch errors", run: func(e *env) {
 			url := e.createQueue("batches", nil)
 			send := func(entries ...sendIn) error {

@@ -266,3 +266,49 @@ func TestJSONEmptyResultsLeftOut(t *testing.T) {
 		}
 	})
 }
+
+// TestJSONEscapedBodies sends bodies written with escapes, as SDKs do not
+// write them, between plain ones, which the server takes without looking
+// at their characters again: each escaped body gets the answer that its
+// text, as encoding/json reads it, gets from aws-sdk-go-v2, and the plain
+// ones are stored.
+func TestJSONEscapedBodies(t *testing.T) {
+	e := protocolEnv(t, "json", server.Config{})
+	url := e.createQueue("escaped", nil)
+	for _, lit := range []string{`"\u0041bc"`, `"tab\there\r\n"`, `"\ud83d\ude00 and \u00e9"`, `"\u0000"`, `"nul\u0000"`,
+		`"\u001f"`, `"\ufffe"`, `"\uffff"`, `"\ud800"`, `"lone low \udc00"`, `"\ud800\u0041"`} {
+		var text string
+		if err := json.Unmarshal([]byte(lit), &text); err != nil {
+			t.Fatal(err)
+		}
+		_, sdkErr := e.c.SendMessage(url, sendIn{Body: text})
+		r := postJSON(t, e.srv.URL(), "AmazonSQS.SendMessageBatch", `{"QueueUrl":"`+url+`","Entries":[`+
+			`{"Id":"before","MessageBody":"plain before"},{"Id":"escaped","MessageBody":`+lit+`},{"Id":"after","MessageBody":"plain after"}]}`)
+		var out struct {
+			Successful []struct{ Id, MD5OfMessageBody string }
+			Failed     []struct{ Id, Code string }
+		}
+		if err := json.Unmarshal(r.Body, &out); err != nil || r.Status != 200 {
+			t.Fatalf("%s: %d %s", lit, r.Status, r.Body)
+		}
+		md5s := map[string]string{}
+		for _, s := range out.Successful {
+			md5s[s.Id] = s.MD5OfMessageBody
+		}
+		if md5s["before"] != refMD5("plain before") || md5s["after"] != refMD5("plain after") {
+			t.Fatalf("%s: the plain entries: %s", lit, r.Body)
+		}
+		switch ae := asAPIError(sdkErr); {
+		case sdkErr == nil:
+			if md5s["escaped"] != refMD5(text) {
+				t.Fatalf("%s: %s, where aws-sdk-go-v2 sent %q", lit, r.Body, text)
+			}
+		case ae == nil:
+			t.Fatal(sdkErr)
+		default:
+			if len(out.Failed) != 1 || out.Failed[0].Id != "escaped" || out.Failed[0].Code != ae.Code {
+				t.Fatalf("%s: %s, where aws-sdk-go-v2 sending %q got %v", lit, r.Body, text, sdkErr)
+			}
+		}
+	}
+}

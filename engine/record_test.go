@@ -2,12 +2,15 @@ package engine
 
 import (
 	"encoding/hex"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // A version 2 record gives back its message and, in a file store, the
@@ -123,6 +126,37 @@ func TestReceiveRendersRawFields(t *testing.T) {
 			if d.ID != sent[i].MessageID || d.MD5OfBody != sent[i].MD5OfBody || d.SenderID != want {
 				t.Errorf("%q, delivery %d: id %s, MD5 %s, sender %q; want %s, %s, %q", path, i, d.ID, d.MD5OfBody, d.SenderID, sent[i].MessageID, sent[i].MD5OfBody, want)
 			}
+		}
+	}
+}
+
+// The hex of random ids and MD5s, from either form of raw bytes, agrees
+// with encoding/hex and google/uuid, after whatever the buffer held, with
+// room for it or without.
+func TestRecordHexRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var b [16]byte
+	for i := range 10000 {
+		for k := range b {
+			b[k] = byte(r.Uint32())
+		}
+		prefix := []byte("prefix")[:i%7]
+		if i%2 == 0 {
+			prefix = slices.Grow(prefix, 2*uuidLen)
+		}
+		want := string(prefix) + hex.EncodeToString(b[:])
+		if got := string(appendHex16(slices.Clip(prefix), b[:])); got != want {
+			t.Fatalf("appendHex16(%q, %x) = %q, want %q", prefix, b, got, want)
+		}
+		if got := string(appendHex16(prefix, string(b[:]))); got != want {
+			t.Fatalf("appendHex16(%q, %x as a string) = %q, want %q", prefix, b, got, want)
+		}
+		want = string(prefix) + uuid.UUID(b).String()
+		if got := string(appendUUID(slices.Clip(prefix), b[:])); got != want {
+			t.Fatalf("appendUUID(%q, %x) = %q, want %q", prefix, b, got, want)
+		}
+		if got := string(appendUUID(prefix, string(b[:]))); got != want {
+			t.Fatalf("appendUUID(%q, %x as a string) = %q, want %q", prefix, b, got, want)
 		}
 	}
 }

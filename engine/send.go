@@ -163,7 +163,7 @@ func (q *Queue) prepare(in *NewMessage, a *QueueAttributes, body *[]byte, checke
 	if in.Body == "" {
 		return ErrMissing("MessageBody")
 	}
-	if !validText(in.Body) {
+	if !in.BodyChecked && !validText(in.Body) {
 		return ErrInvalidBody()
 	}
 	if d := in.DelaySeconds; d != nil {

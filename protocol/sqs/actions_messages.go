@@ -39,7 +39,7 @@ func (c *call) newMessage(m *engine.NewMessage, body *string, delay *int, a *sen
 		// The full slice expression keeps the entry's list as it is.
 		given = append(given[:len(given):len(given)], engine.MessageAttribute{Name: sysAWSTraceHeader, DataType: "String", StringValue: c.trace})
 	}
-	m.Body, m.DelaySeconds = *body, delay
+	m.Body, m.BodyChecked, m.DelaySeconds = *body, a.plainBody, delay
 	m.Attributes, m.SystemAttributes = a.attrs, given
 	if groupID != nil {
 		m.GroupID, m.GroupIDGiven = *groupID, true

@@ -36,7 +36,7 @@ const maxFastDepth = 100
 // which outlive the request (in the request journal, metrics, message
 // groups and deduplication windows) and get their own. Message attributes
 // go to the input's sentAttributes, as settleAttributes would put them,
-// their maps left nil.
+// their maps left nil; entries with equal attributes may share one list.
 func decodeJSONFast(s string, in any) bool {
 	d := jsonIn{s: s, backslash: -1}
 	d.replain()
@@ -81,6 +81,20 @@ type jsonIn struct {
 	// attrs holds the lists of message attributes read, each a part of
 	// it (or of the array it outgrew) with no room to grow into the next.
 	attrs []engine.MessageAttribute
+	// lastAttrs and lastSys are the last lists of message attributes and
+	// of system attributes read, with their JSON. A batch's entries often
+	// carry equal ones, most often spelled the same: those are not read
+	// again, and share the first's list, which the engine and the digests,
+	// comparing each entry's attributes with the last they checked, then
+	// find the same without looking at them again.
+	lastAttrs, lastSys readAttributes
+}
+
+// readAttributes is a list of message attributes read and the JSON it was
+// read from.
+type readAttributes struct {
+	json string
+	list []engine.MessageAttribute
 }
 
 // maxFastAttributes bounds the attributes of an object whose names come out
@@ -697,6 +711,16 @@ func (d *jsonIn) textPtr(p **string) bool {
 	return false
 }
 
+// body reads a message's body into e.MessageBody, noting whether it lies
+// wholly before plainTo: a string str took in its stride is printable
+// ASCII with no escapes.
+func (d *jsonIn) body(e *SendMessageBatchEntry) bool {
+	plainTo := d.plainTo
+	ok := d.textPtr(&e.MessageBody)
+	e.sent.plainBody = ok && e.MessageBody != nil && d.i <= plainTo
+	return ok
+}
+
 // intPtr reads an *int member: a plain integer in int's range, or null.
 func (d *jsonIn) intPtr(p **int) bool {
 	c := d.peek()
@@ -747,8 +771,10 @@ func (d *jsonIn) texts(p *[]string) bool {
 
 // attributes reads an object of message attributes into *p, as
 // sentAttributes has them; null makes it nil. A name may come twice, the
-// last value winning, as in encoding/json.
-func (d *jsonIn) attributes(p *[]engine.MessageAttribute) bool {
+// last value winning, as in encoding/json. The object becomes prev; one
+// spelled as prev was, byte for byte, means what it meant, and is not read
+// again, and a list equal to prev's is prev's.
+func (d *jsonIn) attributes(p *[]engine.MessageAttribute, prev *readAttributes) bool {
 	if d.null() {
 		*p = nil
 		return true
@@ -756,15 +782,24 @@ func (d *jsonIn) attributes(p *[]engine.MessageAttribute) bool {
 	if d.peek() != '{' {
 		return false
 	}
-	start := len(d.attrs)
+	if prev.json != "" && strings.HasPrefix(d.s[d.i:], prev.json) {
+		d.i += len(prev.json)
+		*p = prev.list
+		return true
+	}
+	from, start := d.i, len(d.attrs)
 	for o := (object{}); ; {
 		switch d.member(&o, anyField) {
 		case endObject:
-			if end := len(d.attrs); end > start {
-				*p = d.attrs[start:end:end]
-			} else {
+			switch end := len(d.attrs); {
+			case end == start:
 				*p = nil
+			case engine.SameAttributes(d.attrs[start:end], prev.list):
+				*p, d.attrs = prev.list, d.attrs[:start]
+			default:
+				*p = d.attrs[start:end:end]
 			}
+			*prev = readAttributes{json: d.s[from:d.i], list: *p}
 			return true
 		case badField:
 			return false
@@ -877,13 +912,13 @@ func (d *jsonIn) sendFields(e *SendMessageBatchEntry, lookup func(string) int, f
 		case 0:
 			ok = d.text(first, own)
 		case 1:
-			ok = d.textPtr(&e.MessageBody)
+			ok = d.body(e)
 		case 2:
 			ok = d.intPtr(&e.DelaySeconds)
 		case 3:
-			ok = d.attributes(&e.sent.attrs)
+			ok = d.attributes(&e.sent.attrs, &d.lastAttrs)
 		case 4:
-			ok = d.attributes(&e.sent.sys)
+			ok = d.attributes(&e.sent.sys, &d.lastSys)
 		case 5:
 			ok = d.ownTextPtr(&e.MessageDeduplicationId)
 		case 6:

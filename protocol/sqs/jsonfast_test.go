@@ -33,6 +33,9 @@ func compareJSONDecoders(t *testing.T, action, body string) bool {
 	a := actionTable()[action]
 	fast := a.newInput()
 	took := decodeJSONFast(body, fast)
+	if took {
+		checkPlainBodies(t, action, body, fast)
+	}
 	std := a.newInput()
 	err := json.Unmarshal([]byte(body), std)
 	settleAttributes(std)
@@ -43,6 +46,32 @@ func compareJSONDecoders(t *testing.T, action, body string) bool {
 		t.Fatalf("%s: %q decoded as\n%#v\nwhere encoding/json has\n%#v", action, body, fast, std)
 	}
 	return took
+}
+
+// checkPlainBodies fails t if the fast decoder marked as plain a message
+// body of in that is not printable ASCII, which the engine would then not
+// check, and clears the marks, which encoding/json does not make.
+func checkPlainBodies(t *testing.T, action, body string, in any) {
+	t.Helper()
+	var sents []*sentAttributes
+	var bodies []*string
+	switch in := in.(type) {
+	case *SendMessageInput:
+		sents, bodies = append(sents, &in.sent), append(bodies, in.MessageBody)
+	case *SendMessageBatchInput:
+		for i := range in.Entries {
+			sents, bodies = append(sents, &in.Entries[i].sent), append(bodies, in.Entries[i].MessageBody)
+		}
+	}
+	for i, sent := range sents {
+		if !sent.plainBody {
+			continue
+		}
+		if bodies[i] == nil || strings.IndexFunc(*bodies[i], func(r rune) bool { return r < 0x20 || r > 0x7f }) >= 0 {
+			t.Fatalf("%s: %q: body %d marked plain, which it is not", action, body, i)
+		}
+		sent.plainBody = false
+	}
 }
 
 // Bodies as SDKs send them, and the corners of JSON the fast decoder must
@@ -63,6 +92,7 @@ var jsonFastTaken = [][2]string{
 	{"SendMessage", ` null `},
 	{"SendMessage", `{}`},
 	{"SendMessageBatch", `{"Entries":[{"Id":"0","MessageAttributes":{"kind":{"DataType":"String","StringValue":"order"}},"MessageBody":"a message body"},{"Id":"1","MessageBody":"two","DelaySeconds":5}],"QueueUrl":"` + fzStd + `"}`},
+	{"SendMessageBatch", `{"Entries":[{"Id":"0","MessageAttributes":{"k":{"DataType":"String","StringValue":"v"}},"MessageBody":"a"},{"Id":"1","MessageAttributes":{"k":{"DataType":"String","StringValue":"v"}},"MessageBody":"b"},{"Id":"2","MessageAttributes":{"k":{"DataType":"String","StringValue":"v"}} ,"MessageBody":"c"},{"Id":"3","MessageAttributes":{"k":{"DataType":"String","StringValue":"v"},"k":{"DataType":"Number","StringValue":"1"}},"MessageBody":"d"}],"QueueUrl":"q"}`},
 	{"SendMessageBatch", `{"Entries":[],"QueueUrl":"q"}`},
 	{"SendMessageBatch", `{"Entries":null}`},
 	{"SendMessageBatch", `{"Entries":[null,{"id":"a","messagebody":"b"},{}]}`},
@@ -458,5 +488,72 @@ func TestJSONFastLookups(t *testing.T) {
 		if got := c.lookup("Queueſ"); got != badField {
 			t.Errorf("%v: a non-ASCII key is %d, want badField", c.names, got)
 		}
+	}
+}
+
+// The decoder marks as plain the bodies of printable ASCII it read without
+// escapes, before and after those it had to look into, so that the engine
+// checks only the others.
+func TestJSONFastDecoderMarksPlainBodies(t *testing.T) {
+	body := `{"Entries":[{"Id":"0","MessageBody":"plain ~\u007f"},{"Id":"1","MessageBody":"plain ~` + "\x7f" + `"},` +
+		`{"Id":"2","MessageBody":"é"},{"Id":"3","MessageBody":"` + strings.Repeat("plain ", 20) + `"},{"Id":"4","MessageBody":null},` +
+		`{"Id":"5","MessageBody":"esc\"aped"},{"Id":"6","MessageBody":"last"}],"QueueUrl":"q"}`
+	var in SendMessageBatchInput
+	if !decodeJSONFast(body, &in) {
+		t.Fatalf("the fast decoder left %s", body)
+	}
+	want := []bool{false, true, false, true, false, false, true}
+	for i, e := range in.Entries {
+		if e.sent.plainBody != want[i] {
+			t.Errorf("entry %s: plain %v, want %v", e.Id, e.sent.plainBody, want[i])
+		}
+	}
+	var one SendMessageInput
+	if !decodeJSONFast(`{"QueueUrl":"q","MessageBody":"plain"}`, &one) || !one.sent.plainBody {
+		t.Errorf("SendMessage: plain %v", one.sent.plainBody)
+	}
+}
+
+// Entries whose attributes equal the last entry's share its list, which the
+// engine and the digests then find the same at a glance; others get their
+// own.
+func TestJSONFastDecoderSharesEqualAttributes(t *testing.T) {
+	a := `{"kind":{"DataType":"String","StringValue":"order"},"n":{"DataType":"Number","StringValue":"1"}}`
+	aReordered := `{"n":{"DataType":"Number","StringValue":"1"},"kind":{"StringValue":"order","DataType":"String"}}`
+	b := `{"kind":{"DataType":"String","StringValue":"other"}}`
+	sys := `{"AWSTraceHeader":{"DataType":"String","StringValue":"Root=1"}}`
+	body := `{"Entries":[{"Id":"0","MessageBody":"x","MessageAttributes":` + a + `,"MessageSystemAttributes":` + sys + `},` +
+		`{"Id":"1","MessageBody":"x","MessageAttributes":` + aReordered + `,"MessageSystemAttributes":` + sys + `},` +
+		`{"Id":"2","MessageBody":"x","MessageAttributes":` + b + `},` +
+		`{"Id":"3","MessageBody":"x","MessageAttributes":` + a + `},` +
+		`{"Id":"4","MessageBody":"x","MessageAttributes":{}},` +
+		`{"Id":"5","MessageBody":"x","MessageAttributes":` + a + `,"MessageSystemAttributes":` + sys + `},` +
+		`{"Id":"6","MessageBody":"x","MessageAttributes":` + a + `,"MessageSystemAttributes":` + sys + `},` +
+		`{"Id":"7","MessageBody":"x","MessageAttributes":` + a[:len(a)-1] + `,"extra":{"DataType":"String","StringValue":"e"}}}],"QueueUrl":"q"}`
+	if !compareJSONDecoders(t, "SendMessageBatch", body) {
+		t.Fatalf("the fast decoder left %s", body)
+	}
+	var in SendMessageBatchInput
+	if !decodeJSONFast(body, &in) {
+		t.Fatalf("the fast decoder left %s", body)
+	}
+	e := in.Entries
+	same := func(x, y []engine.MessageAttribute) bool { return len(x) > 0 && len(x) == len(y) && &x[0] == &y[0] }
+	if !same(e[0].sent.attrs, e[1].sent.attrs) || !same(e[0].sent.sys, e[1].sent.sys) {
+		t.Errorf("entries 0 and 1 have lists of their own: %p %p, %p %p", e[0].sent.attrs, e[1].sent.attrs, e[0].sent.sys, e[1].sent.sys)
+	}
+	if same(e[1].sent.attrs, e[2].sent.attrs) || same(e[2].sent.attrs, e[3].sent.attrs) || same(e[0].sent.attrs, e[3].sent.attrs) {
+		t.Errorf("unequal or not consecutive lists shared: %p %p %p %p", e[0].sent.attrs, e[1].sent.attrs, e[2].sent.attrs, e[3].sent.attrs)
+	}
+	if e[4].sent.attrs != nil {
+		t.Errorf("entry 4: %v, want nil", e[4].sent.attrs)
+	}
+	// Spelled as the last, byte for byte.
+	if !same(e[5].sent.attrs, e[6].sent.attrs) || !same(e[5].sent.sys, e[6].sent.sys) || !same(e[0].sent.sys, e[5].sent.sys) {
+		t.Errorf("entries 5 and 6 have lists of their own: %p %p, %p %p", e[5].sent.attrs, e[6].sent.attrs, e[5].sent.sys, e[6].sent.sys)
+	}
+	// Spelled as the last but for its end.
+	if len(e[7].sent.attrs) != 3 || same(e[6].sent.attrs, e[7].sent.attrs) {
+		t.Errorf("entry 7: %v", e[7].sent.attrs)
 	}
 }

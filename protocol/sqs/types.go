@@ -220,9 +220,14 @@ type SendMessageBatchEntry struct {
 // sent, as the actions take them: the fast JSON decoder reads them, and
 // settleAttributes moves there what encoding/json or decodeQuery read into
 // the maps, which are then nil. Each list is sorted by name and names an
-// attribute once; an empty one is nil.
+// attribute once; an empty one is nil. Entries may share a list, which
+// none changes.
 type sentAttributes struct {
 	attrs, sys []engine.MessageAttribute
+	// plainBody says that the fast JSON decoder read the message's body as
+	// printable ASCII without escapes, which the engine then need not
+	// check again (engine.NewMessage's BodyChecked).
+	plainBody bool
 }
 
 // settleAttributes moves the attribute maps of in, an action's input as
