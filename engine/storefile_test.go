@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,7 +121,7 @@ func TestOpenMarksNewStores(t *testing.T) {
 }
 
 // A store written before stores were marked opens with its queues, and
-// gains the format record, which buntdb's rewrite of the file puts first.
+// gains the format record, which a rewrite of the file puts first.
 func TestOpenOldStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db")
 	db, err := buntdb.Open(path)
@@ -140,7 +141,7 @@ func TestOpenOldStore(t *testing.T) {
 
 	e := openAt(t, path, NewManualClock(testStart))
 	mustQueue(t, e, "old")
-	if err := e.store.kv.(*fileRecords).db.Shrink(); err != nil {
+	if err := e.store.kv.(*fileRecords).shrink(); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {
@@ -233,4 +234,133 @@ func storeFormat(t *testing.T, e *Engine) string {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// storedBodies lists the bodies of q's messages, sorted.
+func storedBodies(t *testing.T, q *Queue) []string {
+	t.Helper()
+	ms, err := q.Messages()
+	wantCode(t, err, "")
+	var got []string
+	for _, m := range ms {
+		got = append(got, m.Body)
+	}
+	slices.Sort(got)
+	return got
+}
+
+// A store whose last write a kill cut short opens with every whole
+// command, its file cut to them, and takes writes after them.
+func TestOpenCutsTornTail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	sendBodies(t, mustCreate(t, e, "q", AttributeUpdate{}, nil), "a")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := appendSet(nil, messageKey("1", 99), "a record the kill cut short")
+	for _, cut := range []int{1, 4, 9, 20, len(torn) - 1} {
+		if err := os.WriteFile(path, append(slices.Clone(whole), torn[:cut]...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		e := openAt(t, path, clk)
+		q := mustQueue(t, e, "q")
+		if got := storedBodies(t, q); !slices.Equal(got, []string{"a"}) {
+			t.Errorf("cut at %d: queue holds %q, want [a]", cut, got)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() != int64(len(whole)) {
+			t.Errorf("cut at %d: file of %v bytes (%v), want %d", cut, fi.Size(), err, len(whole))
+		}
+		sendBodies(t, q, "b")
+		e = reopen(t, e, path, clk)
+		if got := storedBodies(t, mustQueue(t, e, "q")); !slices.Equal(got, []string{"a", "b"}) {
+			t.Errorf("cut at %d, then a send: queue holds %q, want [a b]", cut, got)
+		}
+		e.Close()
+	}
+}
+
+// A rewrite of the file while messages come and go keeps every change:
+// those made before it began, in the records it writes, and those made
+// while it ran, in the commands it copies after them.
+func TestShrinkWhileWriting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+	for i := range 30 {
+		sendBodies(t, q, "before-"+strconv.Itoa(i))
+	}
+	r := e.store.kv.(*fileRecords)
+	done := make(chan error)
+	go func() {
+		var err error
+		for range 5 {
+			if err = r.shrink(); err != nil {
+				break
+			}
+		}
+		done <- err
+	}()
+	for i := range 200 {
+		body := "during-" + strconv.Itoa(i)
+		sendBodies(t, q, body)
+		if i%2 == 0 {
+			ds := recvNow(t, q, ReceiveOptions{MaxMessages: 1})
+			if len(ds) != 1 {
+				t.Fatalf("received %d messages, want 1", len(ds))
+			}
+			if errs := q.Acknowledge([]string{ds[0].ReceiptHandle}); errs[0] != nil {
+				t.Fatal(errs[0])
+			}
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("shrink: %v", err)
+	}
+	want := storedBodies(t, q)
+	checkStoreAgrees(t, e)
+	e = reopen(t, e, path, clk)
+	if got := storedBodies(t, mustQueue(t, e, "q")); !slices.Equal(got, want) {
+		t.Errorf("after the rewrites and a restart, queue holds %d messages, want %d", len(got), len(want))
+	}
+	checkStoreAgrees(t, e)
+}
+
+// A write the file refuses fails its change, which neither the store nor
+// the queue then holds.
+func TestFileWriteFailureRollsBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+	sendBodies(t, q, "kept")
+	r := e.store.kv.(*fileRecords)
+	readOnly, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f *os.File
+	swap := func(to *os.File) {
+		r.db.Update(func(*buntdb.Tx) error { f, r.f = r.f, to; return nil })
+	}
+	swap(readOnly)
+	res := q.Send([]NewMessage{{Body: "lost"}})
+	wantCode(t, res[0].Err, ErrInternal)
+	swap(f)
+	readOnly.Close()
+	if got := storedBodies(t, q); !slices.Equal(got, []string{"kept"}) {
+		t.Errorf("after a failed write, queue holds %q, want [kept]", got)
+	}
+	checkStoreAgrees(t, e)
+	sendBodies(t, q, "after")
+	e = reopen(t, e, path, clk)
+	if got := storedBodies(t, mustQueue(t, e, "q")); !slices.Equal(got, []string{"after", "kept"}) {
+		t.Errorf("after a restart, queue holds %q, want [after kept]", got)
+	}
 }
