@@ -360,11 +360,21 @@ func appendDel(b []byte, key string) []byte {
 	return appendBulk(append(b, "*2\r\n$3\r\ndel\r\n"...), key)
 }
 
-// appendBulk appends s as a part of a command: "$LEN\r\nS\r\n".
+// appendBulk appends s as a part of a command: "$LEN\r\nS\r\n". A
+// length of up to three digits, a key's or a message record's, is written
+// without strconv: every change of a --db store writes two or three.
 func appendBulk(b []byte, s string) []byte {
-	b = strconv.AppendInt(append(b, '$'), int64(len(s)), 10)
-	b = append(append(b, "\r\n"...), s...)
-	return append(b, "\r\n"...)
+	switch n := len(s); {
+	case n < 10:
+		b = append(b, '$', byte('0'+n), '\r', '\n')
+	case n < 100:
+		b = append(b, '$', byte('0'+n/10), byte('0'+n%10), '\r', '\n')
+	case n < 1000:
+		b = append(b, '$', byte('0'+n/100), byte('0'+n/10%10), byte('0'+n%10), '\r', '\n')
+	default:
+		b = append(strconv.AppendInt(append(b, '$'), int64(n), 10), '\r', '\n')
+	}
+	return append(append(b, s...), '\r', '\n')
 }
 
 // buntTx is a recordTx over a buntdb transaction, for reading. buntdb

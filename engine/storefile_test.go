@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -362,5 +363,24 @@ func TestFileWriteFailureRollsBack(t *testing.T) {
 	e = reopen(t, e, path, clk)
 	if got := storedBodies(t, mustQueue(t, e, "q")); !slices.Equal(got, []string{"after", "kept"}) {
 		t.Errorf("after a restart, queue holds %q, want [after kept]", got)
+	}
+}
+
+// Commands are written as buntdb writes them, whatever their parts'
+// lengths.
+func TestAppendCommands(t *testing.T) {
+	for _, n := range []int{0, 1, 9, 10, 99, 100, 999, 1000, 65536} {
+		s := strings.Repeat("x", n)
+		want := fmt.Sprintf("*3\r\n$3\r\nset\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", n, s, n+1, s+"y")
+		if got := string(appendSet(nil, s, s+"y")); got != want {
+			t.Errorf("appendSet of lengths %d, %d: %.40q, want %.40q", n, n+1, got, want)
+		}
+		if got := setLen(s, s+"y"); got != len(want) {
+			t.Errorf("setLen of lengths %d, %d: %d, want %d", n, n+1, got, len(want))
+		}
+		want = fmt.Sprintf("*2\r\n$3\r\ndel\r\n$%d\r\n%s\r\n", n, s)
+		if got := string(appendDel(nil, s)); got != want {
+			t.Errorf("appendDel of length %d: %.40q, want %.40q", n, got, want)
+		}
 	}
 }
