@@ -148,7 +148,13 @@ func (r *fileRecords) load() error {
 
 // setLen is the length of the command appendSet appends.
 func setLen(key, value string) int {
-	digits := func(n int) int { return len(strconv.Itoa(n)) }
+	digits := func(n int) int {
+		d := 1
+		for ; n >= 10; n /= 10 {
+			d++
+		}
+		return d
+	}
 	return len("*3\r\n$3\r\nset\r\n") + 2*len("$\r\n\r\n") + digits(len(key)) + len(key) + digits(len(value)) + len(value)
 }
 
