@@ -272,7 +272,10 @@ func (r *fileRecords) background() {
 	}
 }
 
-var errShrinking = errors.New("the store's file is being rewritten")
+var (
+	errShrinking = errors.New("the store's file is being rewritten")
+	errClosing   = errors.New("the store is closing")
+)
 
 // shrink rewrites the file as one set command for each record, in key
 // order, as buntdb's Shrink does: the records are read a chunk at a time,
@@ -303,6 +306,11 @@ func (r *fileRecords) shrink() error {
 	}()
 	var buf []byte
 	for pivot, more := "", true; more; {
+		select {
+		case <-r.stop: // the store is closing: the file stays as it is
+			return errClosing
+		default:
+		}
 		more, buf = false, buf[:0]
 		n := 0
 		err := r.db.View(func(tx *buntdb.Tx) error {

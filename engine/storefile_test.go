@@ -384,3 +384,28 @@ func TestAppendCommands(t *testing.T) {
 		}
 	}
 }
+
+// Under every fsync policy, what was written is there after a restart.
+func TestFsyncPolicies(t *testing.T) {
+	for _, fsync := range []FsyncPolicy{FsyncAlways, FsyncEverySecond, FsyncNever} {
+		path := filepath.Join(t.TempDir(), "db")
+		clk := NewManualClock(testStart)
+		e, err := Open(Options{Path: path, Clock: clk, Fsync: fsync})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+		sendBodies(t, q, "a", "b")
+		ds := recvNow(t, q, ReceiveOptions{MaxMessages: 1})
+		if errs := q.Acknowledge([]string{ds[0].ReceiptHandle}); errs[0] != nil {
+			t.Fatal(errs[0])
+		}
+		if err := e.Close(); err != nil {
+			t.Fatalf("%v: Close: %v", fsync, err)
+		}
+		e = openAt(t, path, clk)
+		if got := storedBodies(t, mustQueue(t, e, "q")); len(got) != 1 {
+			t.Errorf("%v: after a restart, queue holds %q, want one of [a b]", fsync, got)
+		}
+	}
+}
