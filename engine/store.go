@@ -108,13 +108,13 @@ func (s *store) update(fn func(tx recordTx) error) error {
 func (s *store) view(fn func(tx recordTx) error) error { return s.kv.view(fn) }
 
 // openStore opens the store in the file at path, or one in memory for "".
-func openStore(path string, fsync FsyncPolicy, log *slog.Logger, failWrites func() error) (*store, error) {
+func openStore(path string, fsync FsyncPolicy, clock Clock, log *slog.Logger, failWrites func() error) (*store, error) {
 	s := &store{log: log, failWrites: failWrites}
 	if path == "" {
 		s.kv = newMemRecords()
 		return s, nil
 	}
-	kv, err := openFileRecords(path, fsync)
+	kv, err := openFileRecords(path, fsync, clock)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/buntdb"
@@ -53,6 +54,7 @@ type fileRecords struct {
 	lock  *storeLock
 	path  string
 	fsync FsyncPolicy
+	clock Clock // for the sync every second
 	// The rest is used under db's write lock.
 	wtx       writeTx // the write transaction under way
 	f         *os.File
@@ -62,8 +64,8 @@ type fileRecords struct {
 	synced    int    // writes as of the last sync
 	live      int64  // the file's length after its last rewrite, or one's when loaded
 	shrinking bool
-	stop      chan struct{} // closed to stop background
-	done      chan struct{} // closed when background has stopped
+	stop      chan struct{}  // closed to stop the syncs and rewrites
+	tasks     sync.WaitGroup // the syncs and rewrites under way
 }
 
 // Rewrites of the file, as buntdb makes them: once it is past
@@ -79,7 +81,7 @@ const (
 // buntdb's loader would take such a file for a store with a torn tail and
 // truncate it; and it refuses a store another process has open, since two
 // writers would overwrite each other.
-func openFileRecords(path string, fsync FsyncPolicy) (*fileRecords, error) {
+func openFileRecords(path string, fsync FsyncPolicy, clock Clock) (*fileRecords, error) {
 	if err := checkStoreFile(path); err != nil {
 		return nil, err
 	}
@@ -87,7 +89,7 @@ func openFileRecords(path string, fsync FsyncPolicy) (*fileRecords, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &fileRecords{lock: lock, path: path, fsync: fsync, stop: make(chan struct{}), done: make(chan struct{})}
+	r := &fileRecords{lock: lock, path: path, fsync: fsync, clock: clock, stop: make(chan struct{})}
 	r.wtx.r = r
 	err = r.load()
 	if err == nil {
@@ -100,7 +102,10 @@ func openFileRecords(path string, fsync FsyncPolicy) (*fileRecords, error) {
 		lock.release()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	go r.background()
+	if fsync == FsyncEverySecond {
+		r.tasks.Add(1)
+		go r.syncEverySecond()
+	}
 	return r, nil
 }
 
@@ -237,6 +242,14 @@ func (r *fileRecords) write() error {
 	if r.fsync == FsyncAlways {
 		_ = r.f.Sync() // as buntdb: the write is in the file, whatever the disk says
 	}
+	if !r.shrinking && r.size > shrinkMinSize && r.size > 2*r.live && !closed(r.stop) {
+		r.shrinking = true
+		r.tasks.Add(1)
+		go func(start int64) {
+			defer r.tasks.Done()
+			_ = r.rewrite(start)
+		}(r.size)
+	}
 	return nil
 }
 
@@ -244,31 +257,35 @@ func (r *fileRecords) view(fn func(tx recordTx) error) error {
 	return r.db.View(func(tx *buntdb.Tx) error { return fn(buntTx{tx}) })
 }
 
-// background syncs the file every second, under FsyncEverySecond, once it
-// has been written to, and rewrites it when it has grown enough. The
-// second is the disk's, on the wall clock, not the engine's.
-func (r *fileRecords) background() {
-	defer close(r.done)
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
+// syncEverySecond syncs the file every second, under FsyncEverySecond,
+// once it has been written to since the last sync.
+func (r *fileRecords) syncEverySecond() {
+	defer r.tasks.Done()
 	for {
+		due, release := r.clock.After(time.Second)
 		select {
 		case <-r.stop:
+			release()
 			return
-		case <-t.C:
+		case <-due:
 		}
-		var shrink bool
 		_ = r.db.Update(func(*buntdb.Tx) error {
-			if r.fsync == FsyncEverySecond && r.writes != r.synced {
+			if r.writes != r.synced {
 				_ = r.f.Sync()
 				r.synced = r.writes
 			}
-			shrink = !r.shrinking && r.size > shrinkMinSize && r.size > 2*r.live
 			return nil
 		})
-		if shrink {
-			_ = r.shrink()
-		}
+	}
+}
+
+// closed reports whether c is closed.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -277,11 +294,9 @@ var (
 	errClosing   = errors.New("the store is closing")
 )
 
-// shrink rewrites the file as one set command for each record, in key
-// order, as buntdb's Shrink does: the records are read a chunk at a time,
-// so that writes go on meanwhile, and the commands written since the
-// rewrite began are copied after them; then the new file is renamed over
-// the old. A kill at any point leaves one whole file or the other.
+// shrink rewrites the file now, unless a rewrite is under way. A write
+// that leaves the file twice its length after the last rewrite, and past
+// shrinkMinSize, starts one, where buntdb checked once a second.
 func (r *fileRecords) shrink() error {
 	var start int64
 	err := r.db.Update(func(*buntdb.Tx) error {
@@ -294,6 +309,16 @@ func (r *fileRecords) shrink() error {
 	if err != nil {
 		return err
 	}
+	return r.rewrite(start)
+}
+
+// rewrite rewrites the file, whose length was start when the rewrite
+// began, as one set command for each record, in key order, as buntdb's
+// Shrink does: the records are read a chunk at a time, so that writes go
+// on meanwhile, and the commands written since start are copied after
+// them; then the new file is renamed over the old. A kill at any point
+// leaves one whole file or the other.
+func (r *fileRecords) rewrite(start int64) error {
 	defer r.db.Update(func(*buntdb.Tx) error { r.shrinking = false; return nil })
 	tmp := r.path + ".tmp"
 	f, err := os.Create(tmp)
@@ -306,10 +331,8 @@ func (r *fileRecords) shrink() error {
 	}()
 	var buf []byte
 	for pivot, more := "", true; more; {
-		select {
-		case <-r.stop: // the store is closing: the file stays as it is
+		if closed(r.stop) { // the store is closing: the file stays as it is
 			return errClosing
-		default:
 		}
 		more, buf = false, buf[:0]
 		n := 0
@@ -352,11 +375,13 @@ func (r *fileRecords) shrink() error {
 	})
 }
 
-// close stops the background work, syncs and closes the file, and gives
-// up the lock.
+// close stops the syncs and rewrites, syncs and closes the file, and
+// gives up the lock.
 func (r *fileRecords) close() error {
-	close(r.stop)
-	<-r.done
+	// Closed under the write lock, stop keeps writes from starting a
+	// rewrite the close would not wait for.
+	_ = r.db.Update(func(*buntdb.Tx) error { close(r.stop); return nil })
+	r.tasks.Wait()
 	err := r.db.Update(func(*buntdb.Tx) error {
 		_ = r.f.Sync() // as buntdb: a failed sync does not fail the close
 		return r.f.Close()

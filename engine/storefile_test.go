@@ -409,3 +409,39 @@ func TestFsyncPolicies(t *testing.T) {
 		}
 	}
 }
+
+// A write that takes the file past shrinkMinSize, and twice its length
+// after the last rewrite, starts a rewrite, which drops what is no longer
+// there; the close waits for it.
+func TestWritesStartRewrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+	body := strings.Repeat("x", 200<<10)
+	const n = shrinkMinSize / (200 << 10) / 2 // messages in half the size
+	for i := range n {
+		sendBodies(t, q, body)
+		ds := recvNow(t, q, ReceiveOptions{MaxMessages: 1})
+		if errs := q.Acknowledge([]string{ds[0].ReceiptHandle}); errs[0] != nil {
+			t.Fatalf("message %d: %v", i, errs[0])
+		}
+	}
+	for range n + 2 {
+		sendBodies(t, q, body+"kept")
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if max := int64(n+3) * (200<<10 + 200); fi.Size() > max {
+		t.Errorf("the file is %d bytes after the rewrite, want at most %d", fi.Size(), max)
+	}
+	e = openAt(t, path, clk)
+	if got := storedBodies(t, mustQueue(t, e, "q")); len(got) != n+2 || got[0] != body+"kept" {
+		t.Errorf("after the rewrite and a restart, queue holds %d messages, want %d kept", len(got), n+2)
+	}
+}
