@@ -289,8 +289,7 @@ func (s *store) putMessageTx(tx recordTx, key string, m *message) error {
 // is done, or their m.rec as it is in memory. The records and their keys
 // share one allocation, which the store keeps for as long as any of them
 // lives: the messages of a receive most often go together, and one string
-// for the batch rather than one for each of them keeps a receive's cost in
-// a file store near its cost in memory. A record of a store of format 1 or
+// for the batch saves the allocation of each. A record of a store of format 1 or
 // 2 is rewritten in format 3's form; its state record, which the new
 // record overrides, stays until the message goes: a kill can cut a
 // transaction's write short, leaving any of its commands, and a delete of
