@@ -245,22 +245,17 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 		}
 		text = raws[k].appendTo(text, prev)
 	}
-	q.rewrites = q.rewrites[:0]
+	live := picked // the messages whose records were read
+	if len(missing) > 0 {
+		live = slices.DeleteFunc(slices.Clone(picked), func(m *message) bool { return slices.Contains(missing, m) })
+	}
 	err := q.e.store.update(func(tx recordTx) error {
-		for _, m := range picked {
-			rec := m.rec
-			if !slices.Contains(missing, m) {
-				var err error
-				if rec, err = q.e.store.putStateTx(tx, q.keyspace, m, &q.scratch); err != nil {
-					return err
-				}
-			}
-			q.rewrites = append(q.rewrites, rec)
-		}
-		return nil
+		var err error
+		q.rewrites, err = q.e.store.putStatesTx(tx, q.keyspace, live, &q.scratch, q.rewrites[:0])
+		return err
 	})
 	if err == nil {
-		for i, m := range picked {
+		for i, m := range live {
 			q.setRecordLocked(m, q.rewrites[i])
 		}
 	}

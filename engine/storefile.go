@@ -1,13 +1,18 @@
 package engine
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/tidwall/buntdb"
 )
@@ -35,19 +40,48 @@ const formatRecord = "*3\r\n$3\r\nset\r\n$8\r\n" + formatKey + "\r\n$1\r\n" + fo
 // first record's key, however large the file.
 const storeHead = 4096
 
-// fileRecords keeps a store's records in a buntdb file, which buntdb
-// keeps in memory too, with the lock that keeps it to this process.
+// fileRecords keeps a store's records in a file of buntdb's form, an
+// append-only log of set and del commands, with the lock that keeps it to
+// this process. buntdb holds the records in memory, opened without a file,
+// and loads the file; the file is written here, each transaction's
+// commands in one write before it commits, in the order they were made,
+// and rewritten here as buntdb rewrites its own. buntdb's own writing
+// keeps a map of every key a transaction changes, to write each once,
+// which cost the --db send-receive-delete cycle about 2,600 instructions a
+// message.
 type fileRecords struct {
-	db   *buntdb.DB
-	lock *storeLock
+	db    *buntdb.DB
+	lock  *storeLock
+	path  string
+	fsync FsyncPolicy
+	clock Clock          // for the sync every second
+	stop  chan struct{}  // closed, under db's write lock, to stop the syncs and rewrites
+	tasks sync.WaitGroup // the syncs and rewrites under way
+	// The rest is used under db's write lock.
+	wtx       writeTx // the write transaction under way
+	f         *os.File
+	size      int64  // the file's length, where the next write goes
+	cmds      []byte // the commands of the write transaction under way
+	writes    int    // transactions written
+	synced    int    // writes as of the last sync
+	live      int64  // the file's length after its last rewrite, or one's when loaded
+	shrinking bool
 }
+
+// Rewrites of the file, as buntdb makes them: once it is past
+// shrinkMinSize and twice its length after the last one, a chunk of
+// shrinkChunk records at a time.
+const (
+	shrinkMinSize = 32 << 20
+	shrinkChunk   = 1000
+)
 
 // openFileRecords opens the store at path for this process alone. It
 // refuses, without changing it, a file that is not a minisqs store, since
 // buntdb's loader would take such a file for a store with a torn tail and
 // truncate it; and it refuses a store another process has open, since two
 // writers would overwrite each other.
-func openFileRecords(path string, fsync FsyncPolicy) (*fileRecords, error) {
+func openFileRecords(path string, fsync FsyncPolicy, clock Clock) (*fileRecords, error) {
 	if err := checkStoreFile(path); err != nil {
 		return nil, err
 	}
@@ -55,49 +89,336 @@ func openFileRecords(path string, fsync FsyncPolicy) (*fileRecords, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := buntdb.Open(path)
+	r := &fileRecords{lock: lock, path: path, fsync: fsync, clock: clock, stop: make(chan struct{})}
+	r.wtx.r = r
+	err = r.load()
 	if err == nil {
-		if err = configure(db, fsync); err == nil {
-			err = markStore(db)
-		}
-		if err != nil {
-			db.Close()
+		if err = markStore(r); err != nil {
+			r.db.Close()
+			r.f.Close()
 		}
 	}
 	if err != nil {
 		lock.release()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	return &fileRecords{db: db, lock: lock}, nil
+	if fsync == FsyncEverySecond {
+		r.tasks.Add(1)
+		go r.syncEverySecond()
+	}
+	return r, nil
 }
 
-// configure sets db's sync policy to fsync.
-func configure(db *buntdb.DB, fsync FsyncPolicy) error {
-	var cfg buntdb.Config
-	if err := db.ReadConfig(&cfg); err != nil {
+// load reads the file into a new in-memory buntdb. A file that ends in a
+// command cut short, by a kill during its write, is cut to its last whole
+// command, as buntdb cuts it.
+func (r *fileRecords) load() error {
+	f, err := os.OpenFile(r.path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
 		return err
 	}
-	cfg.SyncPolicy = map[FsyncPolicy]buntdb.SyncPolicy{
-		FsyncAlways:      buntdb.Always,
-		FsyncEverySecond: buntdb.EverySecond,
-		FsyncNever:       buntdb.Never,
-	}[fsync]
-	return db.SetConfig(cfg)
+	db, err := buntdb.Open(":memory:")
+	if err != nil {
+		f.Close()
+		return err
+	}
+	err = db.Load(f)
+	if err == io.ErrUnexpectedEOF {
+		var n int64
+		if n, err = wholeCommands(f); err == nil {
+			err = f.Truncate(n)
+		}
+	}
+	if err == nil {
+		r.size, err = f.Seek(0, io.SeekEnd)
+	}
+	// The file's length after a rewrite, as buntdb reckons it, so that a
+	// file grown long is rewritten as soon as buntdb would have.
+	if err == nil {
+		err = db.View(func(tx *buntdb.Tx) error {
+			return tx.Ascend("", func(k, v string) bool {
+				r.live += int64(setLen(k, v))
+				return true
+			})
+		})
+	}
+	if err != nil {
+		db.Close()
+		f.Close()
+		return err
+	}
+	r.db, r.f = db, f
+	return nil
+}
+
+// setLen is the length of the command appendSet appends.
+func setLen(key, value string) int {
+	digits := func(n int) int {
+		d := 1
+		for ; n >= 10; n /= 10 {
+			d++
+		}
+		return d
+	}
+	return len("*3\r\n$3\r\nset\r\n") + 2*len("$\r\n\r\n") + digits(len(key)) + len(key) + digits(len(value)) + len(value)
+}
+
+// wholeCommands returns the length of the file's whole commands, which
+// buntdb's loader, stopping at one cut short, has loaded: their framing,
+// a count of parts and each part's length, is all it reads of them.
+func wholeCommands(f *os.File) (int64, error) {
+	br := bufio.NewReader(io.NewSectionReader(f, 0, math.MaxInt64))
+	var at, whole int64
+	number := func() (int, bool) { // reads "*N\r\n" or "$N\r\n"
+		line, err := br.ReadSlice('\n')
+		at += int64(len(line))
+		if err != nil || len(line) < 4 {
+			return 0, false
+		}
+		n, err := strconv.Atoi(string(line[1 : len(line)-2]))
+		return n, err == nil
+	}
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			return whole, nil
+		}
+		if c == 0 { // buntdb skips NUL bytes between commands
+			at++
+			whole = at
+			continue
+		}
+		br.UnreadByte()
+		parts, ok := number()
+		for i := 0; ok && i < parts; i++ {
+			var n int
+			if n, ok = number(); ok {
+				k, err := br.Discard(n + 2)
+				at += int64(k)
+				ok = err == nil
+			}
+		}
+		if !ok {
+			return whole, nil
+		}
+		whole = at
+	}
 }
 
 func (r *fileRecords) update(fn func(tx recordTx) error) error {
-	return r.db.Update(func(tx *buntdb.Tx) error { return fn(buntTx{tx}) })
+	return r.db.Update(func(tx *buntdb.Tx) error {
+		r.cmds = r.cmds[:0]
+		r.wtx.tx = tx
+		if err := fn(&r.wtx); err != nil {
+			return err
+		}
+		return r.write()
+	})
+}
+
+// write appends the transaction's commands to the file in one write, and
+// syncs it under FsyncAlways. A write that fails is cut from the file, as
+// buntdb cuts its own, and fails the transaction, which buntdb then rolls
+// back; one that cannot be cut leaves the file wrong, and the process
+// stops rather than write after it.
+func (r *fileRecords) write() error {
+	if len(r.cmds) == 0 {
+		return nil
+	}
+	n, err := r.f.Write(r.cmds)
+	if err != nil {
+		if n > 0 {
+			if err := r.f.Truncate(r.size); err != nil {
+				panic(fmt.Errorf("store %s: cutting a failed write: %w", r.path, err))
+			}
+			if _, err := r.f.Seek(r.size, io.SeekStart); err != nil {
+				panic(fmt.Errorf("store %s: cutting a failed write: %w", r.path, err))
+			}
+		}
+		return err
+	}
+	r.size += int64(n)
+	r.writes++
+	if r.fsync == FsyncAlways {
+		_ = r.f.Sync() // as buntdb: the write is in the file, whatever the disk says
+	}
+	if !r.shrinking && r.size > shrinkMinSize && r.size > 2*r.live && !closed(r.stop) {
+		r.shrinking = true
+		r.tasks.Add(1)
+		go func(start int64) {
+			defer r.tasks.Done()
+			_ = r.rewrite(start)
+		}(r.size)
+	}
+	return nil
 }
 
 func (r *fileRecords) view(fn func(tx recordTx) error) error {
 	return r.db.View(func(tx *buntdb.Tx) error { return fn(buntTx{tx}) })
 }
 
-// close flushes the file and gives up the lock.
-func (r *fileRecords) close() error { return errors.Join(r.db.Close(), r.lock.release()) }
+// syncEverySecond syncs the file every second, under FsyncEverySecond,
+// once it has been written to since the last sync.
+func (r *fileRecords) syncEverySecond() {
+	defer r.tasks.Done()
+	for {
+		due, release := r.clock.After(time.Second)
+		select {
+		case <-r.stop:
+			release()
+			return
+		case <-due:
+		}
+		_ = r.db.Update(func(*buntdb.Tx) error {
+			if r.writes != r.synced {
+				_ = r.f.Sync()
+				r.synced = r.writes
+			}
+			return nil
+		})
+	}
+}
 
-// buntTx is a recordTx over a buntdb transaction. buntdb keeps the strings
-// it is given, so a message's record is shared with its index entry.
+// closed reports whether c is closed.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+var (
+	errShrinking = errors.New("the store's file is being rewritten")
+	errClosing   = errors.New("the store is closing")
+)
+
+// shrink rewrites the file now, unless a rewrite is under way. A write
+// that leaves the file twice its length after the last rewrite, and past
+// shrinkMinSize, starts one, where buntdb checked once a second.
+func (r *fileRecords) shrink() error {
+	var start int64
+	err := r.db.Update(func(*buntdb.Tx) error {
+		if r.shrinking {
+			return errShrinking
+		}
+		r.shrinking, start = true, r.size
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return r.rewrite(start)
+}
+
+// rewrite rewrites the file, whose length was start when the rewrite
+// began, as one set command for each record, in key order, as buntdb's
+// Shrink does: the records are read a chunk at a time, so that writes go
+// on meanwhile, and the commands written since start are copied after
+// them; then the new file is renamed over the old. A kill at any point
+// leaves one whole file or the other.
+func (r *fileRecords) rewrite(start int64) error {
+	defer r.db.Update(func(*buntdb.Tx) error { r.shrinking = false; return nil })
+	tmp := r.path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		f.Close()
+		os.Remove(tmp)
+	}()
+	var buf []byte
+	for pivot, more := "", true; more; {
+		if closed(r.stop) { // the store is closing: the file stays as it is
+			return errClosing
+		}
+		more, buf = false, buf[:0]
+		n := 0
+		err := r.db.View(func(tx *buntdb.Tx) error {
+			return tx.AscendGreaterOrEqual("", pivot, func(k, v string) bool {
+				if n == shrinkChunk {
+					pivot, more = k, true
+					return false
+				}
+				buf = appendSet(buf, k, v)
+				n++
+				return true
+			})
+		})
+		if err == nil {
+			_, err = f.Write(buf)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return r.db.Update(func(*buntdb.Tx) error {
+		if _, err := io.Copy(f, io.NewSectionReader(r.f, start, r.size-start)); err != nil {
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, r.path); err != nil {
+			return err
+		}
+		size, err := f.Seek(0, io.SeekEnd)
+		if err != nil {
+			panic(fmt.Errorf("store %s: after its rewrite: %w", r.path, err))
+		}
+		r.f.Close()
+		r.f, f = f, nil
+		r.size, r.live = size, size
+		return nil
+	})
+}
+
+// close stops the syncs and rewrites, syncs and closes the file, and
+// gives up the lock.
+func (r *fileRecords) close() error {
+	// Closed under the write lock, stop keeps writes from starting a
+	// rewrite the close would not wait for.
+	_ = r.db.Update(func(*buntdb.Tx) error { close(r.stop); return nil })
+	r.tasks.Wait()
+	err := r.db.Update(func(*buntdb.Tx) error {
+		_ = r.f.Sync() // as buntdb: a failed sync does not fail the close
+		return r.f.Close()
+	})
+	return errors.Join(err, r.db.Close(), r.lock.release())
+}
+
+// appendSet appends buntdb's command that sets key to value.
+func appendSet(b []byte, key, value string) []byte {
+	return appendBulk(appendBulk(append(b, "*3\r\n$3\r\nset\r\n"...), key), value)
+}
+
+// appendDel appends buntdb's command that deletes key.
+func appendDel(b []byte, key string) []byte {
+	return appendBulk(append(b, "*2\r\n$3\r\ndel\r\n"...), key)
+}
+
+// appendBulk appends s as a part of a command: "$LEN\r\nS\r\n". A
+// length of up to three digits, a key's or a message record's, is written
+// without strconv: every change of a --db store writes two or three.
+func appendBulk(b []byte, s string) []byte {
+	switch n := len(s); {
+	case n < 10:
+		b = append(b, '$', byte('0'+n), '\r', '\n')
+	case n < 100:
+		b = append(b, '$', byte('0'+n/10), byte('0'+n%10), '\r', '\n')
+	case n < 1000:
+		b = append(b, '$', byte('0'+n/100), byte('0'+n/10%10), byte('0'+n%10), '\r', '\n')
+	default:
+		b = append(strconv.AppendInt(append(b, '$'), int64(n), 10), '\r', '\n')
+	}
+	return append(append(b, s...), '\r', '\n')
+}
+
+// buntTx is a recordTx over a buntdb transaction, for reading. buntdb
+// keeps the strings it is given, so a message's record is shared with its
+// index entry.
 type buntTx struct{ tx *buntdb.Tx }
 
 func (t buntTx) get(key string) (string, bool, error) {
@@ -128,6 +449,39 @@ func (t buntTx) ascend(prefix string, fn func(key, value string) bool) error {
 }
 
 func (t buntTx) deleteAll() error { return t.tx.DeleteAll() }
+
+// writeTx is a buntTx that writes: each change it makes is added to the
+// transaction's commands for the file.
+type writeTx struct {
+	buntTx
+	r *fileRecords
+}
+
+func (t *writeTx) set(key, value string) error {
+	if err := t.buntTx.set(key, value); err != nil {
+		return err
+	}
+	t.r.cmds = appendSet(t.r.cmds, key, value)
+	return nil
+}
+
+func (t *writeTx) delete(key string) (string, bool, error) {
+	v, ok, err := t.buntTx.delete(key)
+	if ok {
+		t.r.cmds = appendDel(t.r.cmds, key)
+	}
+	return v, ok, err
+}
+
+// deleteAll removes every record: in the file, a flushdb, which makes the
+// transaction's earlier commands moot.
+func (t *writeTx) deleteAll() error {
+	if err := t.buntTx.deleteAll(); err != nil {
+		return err
+	}
+	t.r.cmds = append(t.r.cmds[:0], "*1\r\n$7\r\nflushdb\r\n"...)
+	return nil
+}
 
 // checkStoreFile accepts a missing or empty file and a minisqs store: one
 // whose first record is buntdb's set or del of a minisqs key, or the start
@@ -234,22 +588,21 @@ func respNumber(b []byte, kind byte) (int, []byte, bool) {
 
 // markStore writes the format record into a store that lacks it: a new
 // store, where it is the first record, or one written before stores were
-// marked, where buntdb's next rewrite of the file puts it first. It marks a
+// marked, where the next rewrite of the file puts it first. It marks a
 // format 1 or 2 store as 3, and refuses a format it does not know.
-func markStore(db *buntdb.DB) error {
-	return db.Update(func(tx *buntdb.Tx) error {
-		v, err := tx.Get(formatKey)
+func markStore(r *fileRecords) error {
+	return r.update(func(tx recordTx) error {
+		v, ok, err := tx.get(formatKey)
 		switch {
-		case err == buntdb.ErrNotFound || err == nil && (v == "1" || v == "2"):
 		case err != nil:
 			return err
+		case !ok || v == "1" || v == "2":
 		case v == formatValue:
 			return nil
 		default:
 			return fmt.Errorf("its format is %.20q, which a newer minisqs wrote; this one reads formats 1 to %s", v, formatValue)
 		}
-		_, _, err = tx.Set(formatKey, formatValue, nil)
-		return err
+		return tx.set(formatKey, formatValue)
 	})
 }
 

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,7 +122,7 @@ func TestOpenMarksNewStores(t *testing.T) {
 }
 
 // A store written before stores were marked opens with its queues, and
-// gains the format record, which buntdb's rewrite of the file puts first.
+// gains the format record, which a rewrite of the file puts first.
 func TestOpenOldStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db")
 	db, err := buntdb.Open(path)
@@ -140,7 +142,7 @@ func TestOpenOldStore(t *testing.T) {
 
 	e := openAt(t, path, NewManualClock(testStart))
 	mustQueue(t, e, "old")
-	if err := e.store.kv.(*fileRecords).db.Shrink(); err != nil {
+	if err := e.store.kv.(*fileRecords).shrink(); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {
@@ -233,4 +235,217 @@ func storeFormat(t *testing.T, e *Engine) string {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// storedBodies lists the bodies of q's messages, sorted.
+func storedBodies(t *testing.T, q *Queue) []string {
+	t.Helper()
+	ms, err := q.Messages()
+	wantCode(t, err, "")
+	var got []string
+	for _, m := range ms {
+		got = append(got, m.Body)
+	}
+	slices.Sort(got)
+	return got
+}
+
+// A store whose last write a kill cut short opens with every whole
+// command, its file cut to them, and takes writes after them.
+func TestOpenCutsTornTail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	sendBodies(t, mustCreate(t, e, "q", AttributeUpdate{}, nil), "a")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := appendSet(nil, messageKey("1", 99), "a record the kill cut short")
+	for _, cut := range []int{1, 4, 9, 20, len(torn) - 1} {
+		if err := os.WriteFile(path, append(slices.Clone(whole), torn[:cut]...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		e := openAt(t, path, clk)
+		q := mustQueue(t, e, "q")
+		if got := storedBodies(t, q); !slices.Equal(got, []string{"a"}) {
+			t.Errorf("cut at %d: queue holds %q, want [a]", cut, got)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() != int64(len(whole)) {
+			t.Errorf("cut at %d: file of %v bytes (%v), want %d", cut, fi.Size(), err, len(whole))
+		}
+		sendBodies(t, q, "b")
+		e = reopen(t, e, path, clk)
+		if got := storedBodies(t, mustQueue(t, e, "q")); !slices.Equal(got, []string{"a", "b"}) {
+			t.Errorf("cut at %d, then a send: queue holds %q, want [a b]", cut, got)
+		}
+		e.Close()
+	}
+}
+
+// A rewrite of the file while messages come and go keeps every change:
+// those made before it began, in the records it writes, and those made
+// while it ran, in the commands it copies after them.
+func TestShrinkWhileWriting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+	for i := range 30 {
+		sendBodies(t, q, "before-"+strconv.Itoa(i))
+	}
+	r := e.store.kv.(*fileRecords)
+	done := make(chan error)
+	go func() {
+		var err error
+		for range 5 {
+			if err = r.shrink(); err != nil {
+				break
+			}
+		}
+		done <- err
+	}()
+	for i := range 200 {
+		body := "during-" + strconv.Itoa(i)
+		sendBodies(t, q, body)
+		if i%2 == 0 {
+			ds := recvNow(t, q, ReceiveOptions{MaxMessages: 1})
+			if len(ds) != 1 {
+				t.Fatalf("received %d messages, want 1", len(ds))
+			}
+			if errs := q.Acknowledge([]string{ds[0].ReceiptHandle}); errs[0] != nil {
+				t.Fatal(errs[0])
+			}
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("shrink: %v", err)
+	}
+	want := storedBodies(t, q)
+	checkStoreAgrees(t, e)
+	e = reopen(t, e, path, clk)
+	if got := storedBodies(t, mustQueue(t, e, "q")); !slices.Equal(got, want) {
+		t.Errorf("after the rewrites and a restart, queue holds %d messages, want %d", len(got), len(want))
+	}
+	checkStoreAgrees(t, e)
+}
+
+// A write the file refuses fails its change, which neither the store nor
+// the queue then holds.
+func TestFileWriteFailureRollsBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+	sendBodies(t, q, "kept")
+	r := e.store.kv.(*fileRecords)
+	readOnly, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f *os.File
+	swap := func(to *os.File) {
+		r.db.Update(func(*buntdb.Tx) error { f, r.f = r.f, to; return nil })
+	}
+	swap(readOnly)
+	res := q.Send([]NewMessage{{Body: "lost"}})
+	wantCode(t, res[0].Err, ErrInternal)
+	swap(f)
+	readOnly.Close()
+	if got := storedBodies(t, q); !slices.Equal(got, []string{"kept"}) {
+		t.Errorf("after a failed write, queue holds %q, want [kept]", got)
+	}
+	checkStoreAgrees(t, e)
+	sendBodies(t, q, "after")
+	e = reopen(t, e, path, clk)
+	if got := storedBodies(t, mustQueue(t, e, "q")); !slices.Equal(got, []string{"after", "kept"}) {
+		t.Errorf("after a restart, queue holds %q, want [after kept]", got)
+	}
+}
+
+// Commands are written as buntdb writes them, whatever their parts'
+// lengths.
+func TestAppendCommands(t *testing.T) {
+	for _, n := range []int{0, 1, 9, 10, 99, 100, 999, 1000, 65536} {
+		s := strings.Repeat("x", n)
+		want := fmt.Sprintf("*3\r\n$3\r\nset\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", n, s, n+1, s+"y")
+		if got := string(appendSet(nil, s, s+"y")); got != want {
+			t.Errorf("appendSet of lengths %d, %d: %.40q, want %.40q", n, n+1, got, want)
+		}
+		if got := setLen(s, s+"y"); got != len(want) {
+			t.Errorf("setLen of lengths %d, %d: %d, want %d", n, n+1, got, len(want))
+		}
+		want = fmt.Sprintf("*2\r\n$3\r\ndel\r\n$%d\r\n%s\r\n", n, s)
+		if got := string(appendDel(nil, s)); got != want {
+			t.Errorf("appendDel of length %d: %.40q, want %.40q", n, got, want)
+		}
+	}
+}
+
+// Under every fsync policy, what was written is there after a restart.
+func TestFsyncPolicies(t *testing.T) {
+	for _, fsync := range []FsyncPolicy{FsyncAlways, FsyncEverySecond, FsyncNever} {
+		path := filepath.Join(t.TempDir(), "db")
+		clk := NewManualClock(testStart)
+		e, err := Open(Options{Path: path, Clock: clk, Fsync: fsync})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+		sendBodies(t, q, "a", "b")
+		ds := recvNow(t, q, ReceiveOptions{MaxMessages: 1})
+		if errs := q.Acknowledge([]string{ds[0].ReceiptHandle}); errs[0] != nil {
+			t.Fatal(errs[0])
+		}
+		if err := e.Close(); err != nil {
+			t.Fatalf("%v: Close: %v", fsync, err)
+		}
+		e = openAt(t, path, clk)
+		if got := storedBodies(t, mustQueue(t, e, "q")); len(got) != 1 {
+			t.Errorf("%v: after a restart, queue holds %q, want one of [a b]", fsync, got)
+		}
+	}
+}
+
+// A write that takes the file past shrinkMinSize, and twice its length
+// after the last rewrite, starts a rewrite, which drops what is no longer
+// there; the close waits for it.
+func TestWritesStartRewrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
+	body := strings.Repeat("x", 200<<10)
+	const n = shrinkMinSize / (200 << 10) / 2 // messages in half the size
+	for i := range n {
+		sendBodies(t, q, body)
+		ds := recvNow(t, q, ReceiveOptions{MaxMessages: 1})
+		if errs := q.Acknowledge([]string{ds[0].ReceiptHandle}); errs[0] != nil {
+			t.Fatalf("message %d: %v", i, errs[0])
+		}
+	}
+	for range n + 2 {
+		sendBodies(t, q, body+"kept")
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without a rewrite the file holds about 48 MB: every message sent, and
+	// again each one received. The rewrite keeps the messages kept, and may
+	// hold those sent while it ran twice, in its records and in the
+	// commands it copies after them.
+	if max := int64(shrinkMinSize) * 5 / 4; fi.Size() > max {
+		t.Errorf("the file is %d bytes after the rewrite, want at most %d", fi.Size(), max)
+	}
+	e = openAt(t, path, clk)
+	if got := storedBodies(t, mustQueue(t, e, "q")); len(got) != n+2 || got[0] != body+"kept" {
+		t.Errorf("after the rewrite and a restart, queue holds %d messages, want %d kept", len(got), n+2)
+	}
 }
