@@ -137,10 +137,11 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 		for _, p := range planned {
 			next := *p.m
 			next.visibleAt, next.state = p.end, p.state
-			var err error
-			if q.rewrites, err = q.e.store.putStatesTx(tx, q.keyspace, []*message{&next}, &q.scratch, q.rewrites); err != nil {
+			rec, err := q.e.store.putStateTx(tx, q.keyspace, &next, &q.scratch)
+			if err != nil {
 				return err
 			}
+			q.rewrites = append(q.rewrites, rec)
 		}
 		return nil
 	})

@@ -46,7 +46,7 @@ type Queue struct {
 	delayed   int
 	inFlight  int
 	scratch   []byte // encoding buffer for store records
-	// rewrites are the records a write's putStatesTx calls return, in
+	// rewrites are the records a write's putStateTx calls return, in
 	// order, for setRecordLocked once the write is done.
 	rewrites  []string
 	stats     queueStats
@@ -523,7 +523,7 @@ func (q *Queue) loadMessages(now int64) error {
 				q.e.log.Error("skipping unreadable message", "key", k, "err", err)
 				return true
 			case current:
-				// A state record beside it is older: putStatesTx leaves it.
+				// A state record beside it is older: putStateTx leaves it.
 			case state != "":
 				if err := decodeState(state, m); err != nil {
 					q.e.log.Error("skipping unreadable message state", "key", k, "err", err)

@@ -245,17 +245,22 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 		}
 		text = raws[k].appendTo(text, prev)
 	}
-	live := picked // the messages whose records were read
-	if len(missing) > 0 {
-		live = slices.DeleteFunc(slices.Clone(picked), func(m *message) bool { return slices.Contains(missing, m) })
-	}
+	q.rewrites = q.rewrites[:0]
 	err := q.e.store.update(func(tx recordTx) error {
-		var err error
-		q.rewrites, err = q.e.store.putStatesTx(tx, q.keyspace, live, &q.scratch, q.rewrites[:0])
-		return err
+		for _, m := range picked {
+			rec := m.rec
+			if !slices.Contains(missing, m) {
+				var err error
+				if rec, err = q.e.store.putStateTx(tx, q.keyspace, m, &q.scratch); err != nil {
+					return err
+				}
+			}
+			q.rewrites = append(q.rewrites, rec)
+		}
+		return nil
 	})
 	if err == nil {
-		for i, m := range live {
+		for i, m := range picked {
 			q.setRecordLocked(m, q.rewrites[i])
 		}
 	}

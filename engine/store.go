@@ -283,54 +283,35 @@ func (s *store) putMessageTx(tx recordTx, key string, m *message) error {
 	return tx.set(key, m.rec)
 }
 
-// putStatesTx records the states of msgs, when there is a restart to
-// survive, by rewriting each one's record with its state at its end, and
-// appends their new records to recs, for their m.rec once the transaction
-// is done, or their m.rec as it is in memory. The records and their keys
-// share one allocation, which the store keeps for as long as any of them
-// lives: the messages of a receive most often go together, and one string
-// for the batch saves the allocation of each. A record of a store of format 1 or
-// 2 is rewritten in format 3's form; its state record, which the new
-// record overrides, stays until the message goes: a kill can cut a
-// transaction's write short, leaving any of its commands, and a delete of
-// the state record without the rewrite would lose the message.
-func (s *store) putStatesTx(tx recordTx, keyspace string, msgs []*message, scratch *[]byte, recs []string) ([]string, error) {
+// putStateTx records a message's state, when there is a restart to
+// survive, by rewriting its record with m's state at its end. It returns
+// the new record, for m.rec once the transaction is done, or m.rec as it
+// is in memory. The record and its key share one allocation: the store
+// keeps both for as long as the record lives. A record of a store of
+// format 1 or 2 is rewritten in format 3's form; its state record, which
+// the new record overrides, stays until the message goes: a kill can cut
+// a transaction's write short, leaving any of its commands, and a delete
+// of the state record without the rewrite would lose the message.
+func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]byte) (string, error) {
 	if !s.durable {
-		for _, m := range msgs {
-			recs = append(recs, m.rec)
-		}
-		return recs, nil
+		return m.rec, nil
 	}
-	var room [2 * maxBatchEntriesAnyProfile]int
-	ends := room[:0] // where each message's record, then its key, ends
 	b := (*scratch)[:0]
-	for _, m := range msgs {
-		if end, ok := messageEnd(m.rec); ok {
-			b = append(b, m.rec[:end]...)
-		} else {
-			rec, err := decodeMessage(m)
-			if err != nil {
-				return recs, err
-			}
-			b = appendMessage(b, &rec)
+	if end, ok := messageEnd(m.rec); ok {
+		b = append(b, m.rec[:end]...)
+	} else {
+		rec, err := decodeMessage(m)
+		if err != nil {
+			return "", err
 		}
-		b = appendRecordState(b, m, true)
-		ends = append(ends, len(b))
-		b = appendRecordKey(b, messagePrefix, keyspace, m.seq)
-		ends = append(ends, len(b))
+		b = appendMessage(b, &rec)
 	}
+	b = appendRecordState(b, m, true)
+	n := len(b)
+	b = appendRecordKey(b, messagePrefix, keyspace, m.seq)
 	*scratch = b
 	kv := string(b)
-	start := 0
-	for i := 0; i < len(ends); i += 2 {
-		rec := kv[start:ends[i]]
-		if err := tx.set(kv[ends[i]:ends[i+1]], rec); err != nil {
-			return recs, err
-		}
-		recs = append(recs, rec)
-		start = ends[i+1]
-	}
-	return recs, nil
+	return kv[:n], tx.set(kv[n:], kv[:n])
 }
 
 // deleteBatchTx removes the records of msgs, whose keys share one
