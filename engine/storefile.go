@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -371,8 +372,22 @@ func (r *fileRecords) rewrite(start int64) error {
 		r.f.Close()
 		r.f, f = f, nil
 		r.size, r.live = size, size
+		// The rename is the directory's to keep: flushed before any later
+		// write, so that a write flushed under FsyncAlways cannot come
+		// back after a power loss in a file the old name points to.
+		syncDir(filepath.Dir(r.path))
 		return nil
 	})
+}
+
+// syncDir flushes the directory at path, as far as the system lets it: a
+// failure leaves the rename where the kernel has it, which is no worse
+// than not asking.
+func syncDir(path string) {
+	if d, err := os.Open(path); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
 }
 
 // close stops the syncs and rewrites, syncs and closes the file, and
