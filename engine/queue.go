@@ -565,7 +565,7 @@ func (q *Queue) loadMessages(now int64) error {
 var loadSplitSpan uint64 = 1 << 14
 
 const (
-	loadHeadShare = 0.4
+	loadHeadShare = 0.35
 	loadChunk     = 1024
 )
 
