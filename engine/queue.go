@@ -514,8 +514,9 @@ func (q *Queue) loadMessages(now int64) error {
 		if err != nil {
 			return err
 		}
-		// At most this many records, for every message's expiry has room
-		// at once, rather than room grown, and copied, many times over.
+		// There are at most most records: every message's expiry gets
+		// room at once, rather than room grown, and copied, many times
+		// over.
 		most := 0
 		if first <= last {
 			most = int(min(uint64(n), last-first+1))

@@ -77,8 +77,8 @@ type recordTx interface {
 	// their values, until fn returns false. fn must not write.
 	ascend(prefix string, fn func(key, value string) bool) error
 	// ascendFrom is ascend from the key from on, or from prefix's first
-	// key when from sorts before it. Those of a file store may be called
-	// from several goroutines at once.
+	// key when from sorts before it. In a file store, several goroutines
+	// may run it in one transaction at once.
 	ascendFrom(prefix, from string, fn func(key, value string) bool) error
 	// last returns the greatest key that starts with prefix, if any.
 	last(prefix string) (string, bool, error)
