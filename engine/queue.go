@@ -566,7 +566,7 @@ func (q *Queue) loadMessages(now int64) error {
 var loadSplitSpan uint64 = 1 << 14
 
 const (
-	loadHeadShare = 0.35
+	loadHeadShare = 0.45
 	loadChunk     = 1024
 )
 
