@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
@@ -487,9 +488,11 @@ func (q *Queue) advance(now int64) {
 // format 3 has message records alone, which hold their states; one of
 // format 1 or 2 may have state records too, which count until each
 // message's next change rewrites its record, and stay until it goes.
-// Message and state records both sort by
-// sequence number, so one pass over each pairs them, with no lookup a
-// message; a record is read for what the index keeps alone.
+// Message and state records both sort by sequence number, so one pass
+// over each pairs them, with no lookup a message; a record is read for
+// what the index keeps alone. A deep queue's records are decoded by two
+// goroutines, each over a range of keys (see splitLoad), while this one
+// indexes them in order.
 func (q *Queue) loadMessages(now int64) error {
 	return q.e.store.view(func(tx recordTx) error {
 		if err := q.loadSeqTx(tx); err != nil {
@@ -502,54 +505,174 @@ func (q *Queue) loadMessages(now int64) error {
 		if len(states) > 0 {
 			q.e.store.legacy = true
 		}
-		next := 0 // the first of states not yet paired with a message
-		err = tx.ascend(recordPrefix(messagePrefix, q.keyspace), func(k, v string) bool {
-			seq, ok := parseSeq(k)
-			if !ok {
-				return true
-			}
-			for ; next < len(states) && states[next].seq < seq; next++ {
-				q.e.log.Warn("state without message record", "key", stateKey(q.keyspace, states[next].seq))
-			}
-			state := ""
-			if next < len(states) && states[next].seq == seq {
-				state = states[next].v
-				next++
-			}
-			m := &message{seq: seq, rec: v} // the string the store holds
-			group, has, current, err := decodeIndex(v, m)
-			switch {
-			case err != nil:
-				q.e.log.Error("skipping unreadable message", "key", k, "err", err)
-				return true
-			case current:
-				// A state record beside it is older: putStateTx leaves it.
-			case state != "":
-				if err := decodeState(state, m); err != nil {
-					q.e.log.Error("skipping unreadable message state", "key", k, "err", err)
-					return true
-				}
-			case !has:
-				q.e.log.Warn("message record without state", "key", k)
-				return true
-			}
-			if group != "" {
-				m.group = q.groupLocked(group)
-			}
-			if seq > q.seq.Load() {
-				q.seq.Store(seq)
-			}
-			if m.state != stateReady && m.visibleAt <= now {
-				m.state = stateReady
-			}
-			q.insertLocked(m)
-			return true
-		})
-		for _, st := range states[next:] {
-			q.e.log.Warn("state without message record", "key", stateKey(q.keyspace, st.seq))
+		prefix := recordPrefix(messagePrefix, q.keyspace)
+		first, last, err := seqRangeTx(tx, prefix)
+		if err != nil {
+			return err
 		}
-		return err
+		n, err := tx.count()
+		if err != nil {
+			return err
+		}
+		// There are at most most records: every message's expiry gets
+		// room at once, rather than room grown, and copied, many times
+		// over.
+		most := 0
+		if first <= last {
+			most = int(min(uint64(n), last-first+1))
+		}
+		q.expiry.grow(most)
+		split, splitSeq := q.splitLoad(first, last)
+		at := len(states) // states[:at] are those of the records before split
+		if split != "" {
+			at, _ = slices.BinarySearchFunc(states, splitSeq, func(st storedState, seq uint64) int { return cmp.Compare(st.seq, seq) })
+		}
+		var (
+			chunks  chan []loadedEntry // of the records from split on
+			tailErr error
+		)
+		if split != "" {
+			// Room for every chunk, so that the decoding never waits.
+			chunks = make(chan []loadedEntry, most/loadChunk+1)
+			go func() {
+				defer close(chunks)
+				chunk := make([]loadedEntry, 0, loadChunk)
+				tailErr = q.decodeMessages(tx, prefix, split, "", states[at:], func(e loadedEntry) {
+					if chunk = append(chunk, e); len(chunk) == cap(chunk) {
+						chunks <- chunk
+						chunk = make([]loadedEntry, 0, loadChunk)
+					}
+				})
+				chunks <- chunk
+			}()
+		}
+		err = q.decodeMessages(tx, prefix, prefix, split, states[:at], func(e loadedEntry) { q.loadEntryLocked(e, now) })
+		if chunks != nil {
+			for chunk := range chunks {
+				for _, e := range chunk {
+					q.loadEntryLocked(e, now)
+				}
+			}
+		}
+		q.expiry.fit()
+		return errors.Join(err, tailErr)
 	})
+}
+
+// The split of a deep queue's load: loadSplitSpan is the least span of
+// sequence numbers split, and loadHeadShare the share of the span that
+// the loading goroutine decodes itself, as it indexes every message too.
+// The other's records come in chunks of loadChunk.
+var loadSplitSpan uint64 = 1 << 14
+
+const (
+	loadHeadShare = 0.45
+	loadChunk     = 1024
+)
+
+// splitLoad returns the key, and its sequence number, from which a second
+// goroutine decodes the records of a keyspace whose sequence numbers go
+// from first to last; "" when it is not worth one. Only a file store holds
+// message records, and its transactions can be read from two goroutines
+// at once.
+func (q *Queue) splitLoad(first, last uint64) (string, uint64) {
+	if !q.e.store.durable || last < first || last-first < loadSplitSpan {
+		return "", 0
+	}
+	seq := first + uint64(float64(last-first)*loadHeadShare)
+	return messageKey(q.keyspace, seq), seq
+}
+
+// seqRangeTx returns the first and last sequence numbers of the record
+// keys with prefix; first is above last when there are none.
+func seqRangeTx(tx recordTx, prefix string) (first, last uint64, err error) {
+	first, found := uint64(1), false
+	err = tx.ascend(prefix, func(k, _ string) bool {
+		first, found = parseSeq(k)
+		return !found
+	})
+	if err != nil || !found {
+		return 1, 0, err
+	}
+	k, ok, err := tx.last(prefix)
+	if err != nil || !ok {
+		return 1, 0, err
+	}
+	if last, ok = parseSeq(k); !ok || last < first {
+		return 1, 0, nil
+	}
+	return first, last, nil
+}
+
+// loadedEntry is a message's index entry as decoded from its record, with
+// its group id.
+type loadedEntry struct {
+	m     *message
+	group string
+}
+
+// decodeMessages decodes the records from key from up to key to ("" for
+// the last) among those of prefix, pairing each with its state record in
+// states, which holds those of the range, and calls fn with each entry in
+// key order.
+func (q *Queue) decodeMessages(tx recordTx, prefix, from, to string, states []storedState, fn func(loadedEntry)) error {
+	next := 0 // the first of states not yet paired with a message
+	err := tx.ascendFrom(prefix, from, func(k, v string) bool {
+		if to != "" && k >= to {
+			return false
+		}
+		seq, ok := parseSeq(k)
+		if !ok {
+			return true
+		}
+		for ; next < len(states) && states[next].seq < seq; next++ {
+			q.e.log.Warn("state without message record", "key", stateKey(q.keyspace, states[next].seq))
+		}
+		state := ""
+		if next < len(states) && states[next].seq == seq {
+			state = states[next].v
+			next++
+		}
+		m := &message{seq: seq, rec: v} // the string the store holds
+		group, has, current, err := decodeIndex(v, m)
+		switch {
+		case err != nil:
+			q.e.log.Error("skipping unreadable message", "key", k, "err", err)
+			return true
+		case current:
+			// A state record beside it is older: putStateTx leaves it.
+		case state != "":
+			if err := decodeState(state, m); err != nil {
+				q.e.log.Error("skipping unreadable message state", "key", k, "err", err)
+				return true
+			}
+		case !has:
+			q.e.log.Warn("message record without state", "key", k)
+			return true
+		}
+		fn(loadedEntry{m, group})
+		return true
+	})
+	for _, st := range states[next:] {
+		q.e.log.Warn("state without message record", "key", stateKey(q.keyspace, st.seq))
+	}
+	return err
+}
+
+// loadEntryLocked indexes a loaded message, which is due now if its
+// visibility timeout or delay ran out while the store was closed.
+func (q *Queue) loadEntryLocked(e loadedEntry, now int64) {
+	m := e.m
+	if e.group != "" {
+		m.group = q.groupLocked(e.group)
+	}
+	if m.seq > q.seq.Load() {
+		q.seq.Store(m.seq)
+	}
+	if m.state != stateReady && m.visibleAt <= now {
+		m.state = stateReady
+	}
+	q.insertLocked(m)
 }
 
 // storedState is a state record as loadMessages pairs it.

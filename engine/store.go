@@ -76,6 +76,14 @@ type recordTx interface {
 	// ascend calls fn with the keys that start with prefix, in order, and
 	// their values, until fn returns false. fn must not write.
 	ascend(prefix string, fn func(key, value string) bool) error
+	// ascendFrom is ascend from the key from on, or from prefix's first
+	// key when from sorts before it. In a file store, several goroutines
+	// may run it in one transaction at once.
+	ascendFrom(prefix, from string, fn func(key, value string) bool) error
+	// last returns the greatest key that starts with prefix, if any.
+	last(prefix string) (string, bool, error)
+	// count is the number of records.
+	count() (int, error)
 	// deleteAll removes every record.
 	deleteAll() error
 }

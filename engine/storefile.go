@@ -458,10 +458,38 @@ func (t buntTx) delete(key string) (string, bool, error) {
 }
 
 func (t buntTx) ascend(prefix string, fn func(key, value string) bool) error {
-	return t.tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
+	return t.ascendFrom(prefix, prefix, fn)
+}
+
+func (t buntTx) ascendFrom(prefix, from string, fn func(key, value string) bool) error {
+	return t.tx.AscendGreaterOrEqual("", max(prefix, from), func(k, v string) bool {
 		return strings.HasPrefix(k, prefix) && fn(k, v)
 	})
 }
+
+func (t buntTx) last(prefix string) (key string, ok bool, err error) {
+	fn := func(k, _ string) bool {
+		if strings.HasPrefix(k, prefix) {
+			key, ok = k, true
+		}
+		return false
+	}
+	// end is the least key above every key with the prefix: the prefix
+	// with its last byte that is not 0xff raised, and those after it cut.
+	i := len(prefix) - 1
+	for i >= 0 && prefix[i] == 0xff {
+		i--
+	}
+	if i < 0 {
+		return key, ok, t.tx.Descend("", fn)
+	}
+	end := prefix[:i] + string([]byte{prefix[i] + 1})
+	return key, ok, t.tx.DescendLessOrEqual("", end, func(k, v string) bool {
+		return k == end || fn(k, v)
+	})
+}
+
+func (t buntTx) count() (int, error) { return t.tx.Len() }
 
 func (t buntTx) deleteAll() error { return t.tx.DeleteAll() }
 

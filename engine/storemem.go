@@ -91,10 +91,14 @@ func (tx *memTx) delete(key string) (string, bool, error) {
 }
 
 func (tx *memTx) ascend(prefix string, fn func(key, value string) bool) error {
+	return tx.ascendFrom(prefix, prefix, fn)
+}
+
+func (tx *memTx) ascendFrom(prefix, from string, fn func(key, value string) bool) error {
 	tx.lock()
 	var keys []string
 	for k := range tx.r.m {
-		if strings.HasPrefix(k, prefix) {
+		if strings.HasPrefix(k, prefix) && k >= from {
 			keys = append(keys, k)
 		}
 	}
@@ -105,6 +109,22 @@ func (tx *memTx) ascend(prefix string, fn func(key, value string) bool) error {
 		}
 	}
 	return nil
+}
+
+func (tx *memTx) last(prefix string) (string, bool, error) {
+	tx.lock()
+	key, ok := "", false
+	for k := range tx.r.m {
+		if strings.HasPrefix(k, prefix) && (!ok || k > key) {
+			key, ok = k, true
+		}
+	}
+	return key, ok, nil
+}
+
+func (tx *memTx) count() (int, error) {
+	tx.lock()
+	return len(tx.r.m), nil
 }
 
 func (tx *memTx) deleteAll() error {
