@@ -160,7 +160,7 @@ func TestLoadSplitEverywhere(t *testing.T) {
 // The records of either kind of store answer ascendFrom, last and count
 // alike.
 func TestRecordsRanges(t *testing.T) {
-	file, err := openFileRecords(filepath.Join(t.TempDir(), "db"), FsyncNever)
+	file, err := openFileRecords(filepath.Join(t.TempDir(), "db"), FsyncNever, NewManualClock(time.Unix(0, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
