@@ -55,16 +55,17 @@ type fileRecords struct {
 	lock  *storeLock
 	path  string
 	fsync FsyncPolicy
-	clock Clock          // for the sync every second
-	stop  chan struct{}  // closed, under db's write lock, to stop the syncs and rewrites
-	tasks sync.WaitGroup // the syncs and rewrites under way
+	clock Clock         // for the sync every second
+	stop  chan struct{} // closed, under db's write lock, to stop the syncs and rewrites
+	// unsynced holds a token while a write waits for the sync every
+	// second: the syncs wait on it, so that an idle store does nothing.
+	unsynced chan struct{}
+	tasks    sync.WaitGroup // the syncs and rewrites under way
 	// The rest is used under db's write lock.
 	wtx       writeTx // the write transaction under way
 	f         *os.File
 	size      int64  // the file's length, where the next write goes
 	cmds      []byte // the commands of the write transaction under way
-	writes    int    // transactions written
-	synced    int    // writes as of the last sync
 	live      int64  // the file's length after its last rewrite, or one's when loaded
 	shrinking bool
 }
@@ -90,7 +91,7 @@ func openFileRecords(path string, fsync FsyncPolicy, clock Clock) (*fileRecords,
 	if err != nil {
 		return nil, err
 	}
-	r := &fileRecords{lock: lock, path: path, fsync: fsync, clock: clock, stop: make(chan struct{})}
+	r := &fileRecords{lock: lock, path: path, fsync: fsync, clock: clock, stop: make(chan struct{}), unsynced: make(chan struct{}, 1)}
 	r.wtx.r = r
 	err = r.load()
 	if err == nil {
@@ -239,9 +240,14 @@ func (r *fileRecords) write() error {
 		return err
 	}
 	r.size += int64(n)
-	r.writes++
-	if r.fsync == FsyncAlways {
+	switch r.fsync {
+	case FsyncAlways:
 		_ = r.f.Sync() // as buntdb: the write is in the file, whatever the disk says
+	case FsyncEverySecond:
+		select {
+		case r.unsynced <- struct{}{}:
+		default: // a sync is due already
+		}
 	}
 	if !r.shrinking && r.size > shrinkMinSize && r.size > 2*r.live && !closed(r.stop) {
 		r.shrinking = true
@@ -258,11 +264,17 @@ func (r *fileRecords) view(fn func(tx recordTx) error) error {
 	return r.db.View(func(tx *buntdb.Tx) error { return fn(buntTx{tx}) })
 }
 
-// syncEverySecond syncs the file every second, under FsyncEverySecond,
-// once it has been written to since the last sync.
+// syncEverySecond syncs the file, under FsyncEverySecond, a second after
+// a write that no sync has covered, so that a write is on disk within a
+// second, and a store no one writes to keeps no timer.
 func (r *fileRecords) syncEverySecond() {
 	defer r.tasks.Done()
 	for {
+		select {
+		case <-r.stop:
+			return
+		case <-r.unsynced:
+		}
 		due, release := r.clock.After(time.Second)
 		select {
 		case <-r.stop:
@@ -271,9 +283,12 @@ func (r *fileRecords) syncEverySecond() {
 		case <-due:
 		}
 		_ = r.db.Update(func(*buntdb.Tx) error {
-			if r.writes != r.synced {
-				_ = r.f.Sync()
-				r.synced = r.writes
+			_ = r.f.Sync()
+			// Under the write lock, the sync covers every write that
+			// left a token.
+			select {
+			case <-r.unsynced:
+			default:
 			}
 			return nil
 		})

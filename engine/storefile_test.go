@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tidwall/buntdb"
 )
@@ -448,4 +450,34 @@ func TestWritesStartRewrite(t *testing.T) {
 	if got := storedBodies(t, mustQueue(t, e, "q")); len(got) != n+2 || got[0] != body+"kept" {
 		t.Errorf("after the rewrite and a restart, queue holds %d messages, want %d kept", len(got), n+2)
 	}
+}
+
+// Under FsyncEverySecond a store no one writes to keeps no timer on the
+// clock, and a write arms the sync a second after it.
+func TestEverySecondSyncWaitsForWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	r, err := openFileRecords(path, FsyncNever, NewManualClock(testStart)) // marks the store
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.close(); err != nil {
+		t.Fatal(err)
+	}
+	clk := NewManualClock(testStart)
+	if r, err = openFileRecords(path, FsyncEverySecond, clk); err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	if n := clk.Waiters(); n != 0 {
+		t.Fatalf("an idle store keeps %d timers, want none", n)
+	}
+	if err := r.update(func(tx recordTx) error { return tx.set("k", "v") }); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := clk.AwaitWaiters(ctx, 1); err != nil {
+		t.Fatalf("after a write, no sync is due: %v", err)
+	}
+	clk.Advance(time.Second)
 }
