@@ -67,6 +67,7 @@ type fileRecords struct {
 	synced    int    // writes as of the last sync
 	live      int64  // the file's length after its last rewrite, or one's when loaded
 	shrinking bool
+	broken    error // a failed write that could not be cut from the file
 }
 
 // Rewrites of the file, as buntdb makes them: once it is past
@@ -220,20 +221,27 @@ func (r *fileRecords) update(fn func(tx recordTx) error) error {
 // write appends the transaction's commands to the file in one write, and
 // syncs it under FsyncAlways. A write that fails is cut from the file, as
 // buntdb cuts its own, and fails the transaction, which buntdb then rolls
-// back; one that cannot be cut leaves the file wrong, and the process
-// stops rather than write after it.
+// back; one that cannot be cut leaves the file wrong, and fails every
+// later write rather than write after it. A panic would not do: buntdb
+// commits a transaction that a panic passes through, and a caller may
+// recover, as net/http does a handler's.
 func (r *fileRecords) write() error {
 	if len(r.cmds) == 0 {
 		return nil
 	}
+	if r.broken != nil {
+		return r.broken
+	}
 	n, err := r.f.Write(r.cmds)
 	if err != nil {
 		if n > 0 {
-			if err := r.f.Truncate(r.size); err != nil {
-				panic(fmt.Errorf("store %s: cutting a failed write: %w", r.path, err))
+			cerr := r.f.Truncate(r.size)
+			if cerr == nil {
+				_, cerr = r.f.Seek(r.size, io.SeekStart)
 			}
-			if _, err := r.f.Seek(r.size, io.SeekStart); err != nil {
-				panic(fmt.Errorf("store %s: cutting a failed write: %w", r.path, err))
+			if cerr != nil {
+				r.broken = fmt.Errorf("store %s: cutting a failed write: %w", r.path, cerr)
+				return r.broken
 			}
 		}
 		return err
