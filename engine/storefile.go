@@ -330,7 +330,13 @@ func (r *fileRecords) shrink() error {
 func (r *fileRecords) rewrite(start int64) error {
 	defer r.db.Update(func(*buntdb.Tx) error { r.shrinking = false; return nil })
 	tmp := r.path + ".tmp"
-	f, err := os.Create(tmp)
+	fi, err := os.Stat(r.path)
+	if err != nil {
+		return err
+	}
+	// The copy keeps the file's permissions, whatever the umask, and is
+	// never opened with more: its owner may keep the messages from others.
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, fi.Mode().Perm())
 	if err != nil {
 		return err
 	}
@@ -338,6 +344,9 @@ func (r *fileRecords) rewrite(start int64) error {
 		f.Close()
 		os.Remove(tmp)
 	}()
+	if err := f.Chmod(fi.Mode().Perm()); err != nil {
+		return err
+	}
 	var buf []byte
 	for pivot, more := "", true; more; {
 		if closed(r.stop) { // the store is closing: the file stays as it is

@@ -88,3 +88,27 @@ func TestUncutWriteStopsWrites(t *testing.T) {
 		t.Errorf("after a rewrite and a restart, queue holds %d messages, want [kept]", len(got))
 	}
 }
+
+// A rewrite of the file keeps its permissions: a store its owner keeps
+// from others stays so once compacted.
+func TestShrinkKeepsMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	sendBodies(t, mustCreate(t, e, "q", AttributeUpdate{}, nil), "private")
+	for _, mode := range []os.FileMode{0o600, 0o640} {
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.store.kv.(*fileRecords).shrink(); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != mode {
+			t.Errorf("a file of mode %v has mode %v after a rewrite", mode, got)
+		}
+	}
+}
