@@ -68,6 +68,7 @@ type fileRecords struct {
 	cmds      []byte // the commands of the write transaction under way
 	live      int64  // the file's length after its last rewrite, or one's when loaded
 	shrinking bool
+	broken    error // a failed write that could not be cut from the file
 }
 
 // Rewrites of the file, as buntdb makes them: once it is past
@@ -221,20 +222,27 @@ func (r *fileRecords) update(fn func(tx recordTx) error) error {
 // write appends the transaction's commands to the file in one write, and
 // syncs it under FsyncAlways. A write that fails is cut from the file, as
 // buntdb cuts its own, and fails the transaction, which buntdb then rolls
-// back; one that cannot be cut leaves the file wrong, and the process
-// stops rather than write after it.
+// back; one that cannot be cut leaves the file wrong, and fails every
+// later write rather than write after it. A panic would not do: buntdb
+// commits a transaction that a panic passes through, and a caller may
+// recover, as net/http does a handler's.
 func (r *fileRecords) write() error {
 	if len(r.cmds) == 0 {
 		return nil
 	}
+	if r.broken != nil {
+		return r.broken
+	}
 	n, err := r.f.Write(r.cmds)
 	if err != nil {
 		if n > 0 {
-			if err := r.f.Truncate(r.size); err != nil {
-				panic(fmt.Errorf("store %s: cutting a failed write: %w", r.path, err))
+			cerr := r.f.Truncate(r.size)
+			if cerr == nil {
+				_, cerr = r.f.Seek(r.size, io.SeekStart)
 			}
-			if _, err := r.f.Seek(r.size, io.SeekStart); err != nil {
-				panic(fmt.Errorf("store %s: cutting a failed write: %w", r.path, err))
+			if cerr != nil {
+				r.broken = fmt.Errorf("store %s: cutting a failed write: %w", r.path, cerr)
+				return r.broken
 			}
 		}
 		return err
@@ -337,7 +345,13 @@ func (r *fileRecords) shrink() error {
 func (r *fileRecords) rewrite(start int64) error {
 	defer r.db.Update(func(*buntdb.Tx) error { r.shrinking = false; return nil })
 	tmp := r.path + ".tmp"
-	f, err := os.Create(tmp)
+	fi, err := os.Stat(r.path)
+	if err != nil {
+		return err
+	}
+	// The copy keeps the file's permissions, whatever the umask, and is
+	// never opened with more: its owner may keep the messages from others.
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, fi.Mode().Perm())
 	if err != nil {
 		return err
 	}
@@ -345,6 +359,9 @@ func (r *fileRecords) rewrite(start int64) error {
 		f.Close()
 		os.Remove(tmp)
 	}()
+	if err := f.Chmod(fi.Mode().Perm()); err != nil {
+		return err
+	}
 	var buf []byte
 	for pivot, more := "", true; more; {
 		if closed(r.stop) { // the store is closing: the file stays as it is
