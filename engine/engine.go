@@ -108,7 +108,7 @@ func Open(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	st, err := openStore(opts.Path, opts.Fsync, opts.Clock, opts.Logger, opts.FailWrites)
+	st, err := openStore(opts.Path, opts.Fsync, opts.Logger, opts.FailWrites)
 	if err != nil {
 		return nil, err
 	}
