@@ -116,9 +116,14 @@ func openFileRecords(path string, fsync FsyncPolicy, clock Clock) (*fileRecords,
 // command cut short, by a kill during its write, is cut to its last whole
 // command, as buntdb cuts it.
 func (r *fileRecords) load() error {
+	_, err := os.Stat(r.path)
+	created := errors.Is(err, fs.ErrNotExist)
 	f, err := os.OpenFile(r.path, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		return err
+	}
+	if created { // the new file's name is the directory's to keep
+		syncDir(filepath.Dir(r.path))
 	}
 	db, err := buntdb.Open(":memory:")
 	if err != nil {
@@ -342,8 +347,17 @@ func (r *fileRecords) shrink() error {
 // on meanwhile, and the commands written since start are copied after
 // them; then the new file is renamed over the old. A kill at any point
 // leaves one whole file or the other.
-func (r *fileRecords) rewrite(start int64) error {
-	defer r.db.Update(func(*buntdb.Tx) error { r.shrinking = false; return nil })
+func (r *fileRecords) rewrite(start int64) (err error) {
+	defer r.db.Update(func(*buntdb.Tx) error {
+		r.shrinking = false
+		if err != nil {
+			// The next try waits for the file to double again: one that
+			// failed for want of room would fail at once, and fill the
+			// disk that the writes need, every write.
+			r.live = r.size
+		}
+		return nil
+	})
 	tmp := r.path + ".tmp"
 	fi, err := os.Stat(r.path)
 	if err != nil {
@@ -386,6 +400,11 @@ func (r *fileRecords) rewrite(start int64) error {
 		if err != nil {
 			return err
 		}
+	}
+	// Flushed before the write lock is taken, the copy leaves the flush
+	// under it only the commands written meanwhile.
+	if err := f.Sync(); err != nil {
+		return err
 	}
 	return r.db.Update(func(*buntdb.Tx) error {
 		if _, err := io.Copy(f, io.NewSectionReader(r.f, start, r.size-start)); err != nil {

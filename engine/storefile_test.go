@@ -481,3 +481,41 @@ func TestEverySecondSyncWaitsForWrites(t *testing.T) {
 	}
 	clk.Advance(time.Second)
 }
+
+// A rewrite that fails is not tried again until the file doubles once
+// more: one that failed for want of room would otherwise run after every
+// write, filling the disk that the writes need.
+func TestFailedRewriteWaits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	// A directory where the rewrite's copy goes makes it fail.
+	if err := os.Mkdir(path+".tmp", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := openFileRecords(path, FsyncNever, NewManualClock(testStart))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	value := strings.Repeat("v", 1<<20)
+	set := func() {
+		t.Helper()
+		if err := r.update(func(tx recordTx) error { return tx.set("k", value) }); err != nil {
+			t.Fatal(err)
+		}
+		r.tasks.Wait() // the rewrite a write started, if any
+	}
+	for range shrinkMinSize>>20 + 1 {
+		set()
+	}
+	if err := os.Remove(path + ".tmp"); err != nil {
+		t.Fatal(err)
+	}
+	set()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() < shrinkMinSize {
+		t.Fatalf("the file is %d bytes: a write right after a failed rewrite tried again", fi.Size())
+	}
+}
