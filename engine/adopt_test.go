@@ -51,3 +51,40 @@ func TestAdoptIntoDeletedQueueKeepsMessages(t *testing.T) {
 		})
 	}
 }
+
+// A dead-lettered message keeps its receive count but has had no delivery
+// in its dead-letter queue, so no receipt handle names it there: not even
+// one with the empty token the message carries until its first receive
+// there, before or after a restart.
+func TestDeadLetteredMessageHasNoHandle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	dlq := mustCreate(t, e, "dlq", AttributeUpdate{}, nil)
+	src := mustCreate(t, e, "src", AttributeUpdate{
+		VisibilityTimeout: ptr(30),
+		RedrivePolicy:     &RedrivePolicy{DeadLetterTargetArn: dlq.Arn(), MaxReceiveCount: 1},
+	}, nil)
+	sendBodies(t, src, "poison")
+	recvOne(t, src, ReceiveOptions{}, "poison")
+	clk.Advance(30 * time.Second)
+	recvNone(t, src) // moves it
+	for _, restart := range []bool{false, true} {
+		if restart {
+			e = reopen(t, e, path, clk)
+			dlq = mustQueue(t, e, "dlq")
+		}
+		ms, err := dlq.Messages()
+		wantCode(t, err, "")
+		if len(ms) != 1 || ms[0].ReceiveCount != 1 {
+			t.Fatalf("restart %v: the dead-letter queue holds %+v", restart, ms)
+		}
+		dlq.mu.Lock()
+		m := dlq.msgs.ordered()[0]
+		forged := encodeReceiptHandle(dlq.uuid, m.seq, [tokenLen]byte{})
+		dlq.mu.Unlock()
+		wantCode(t, dlq.Acknowledge([]string{forged})[0], ErrReceiptHandleIsInvalid)
+		wantCode(t, changeVis(dlq, forged, 60), ErrReceiptHandleIsInvalid)
+		wantCounts(t, dlq, Counts{Visible: 1})
+	}
+}
