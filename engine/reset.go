@@ -6,6 +6,7 @@ package engine
 // the engine as it was.
 
 import (
+	"slices"
 	"time"
 )
 
@@ -123,17 +124,19 @@ func (e *Engine) replace(next *world) error {
 		q.num, q.keyspace = lastNum, keyspaceOf(lastNum)
 	}
 	err := e.store.update(func(tx recordTx) error {
-		kept := map[string]string{}
-		for _, k := range keptKeys {
-			if v, ok, _ := tx.get(k); ok {
-				kept[k] = v
-			}
-		}
-		if err := tx.deleteAll(); err != nil {
+		// Each record but those kept is deleted on its own, not all flushed
+		// and the kept ones written again: a kill can cut a transaction's
+		// write short, keeping any of its commands, and a flush kept
+		// without those writes would lose the kept records.
+		keys, err := keysWithPrefix(tx, "")
+		if err != nil {
 			return err
 		}
-		for k, v := range kept {
-			if err := tx.set(k, v); err != nil {
+		for _, k := range keys {
+			if slices.Contains(keptKeys, k) {
+				continue
+			}
+			if _, _, err := tx.delete(k); err != nil {
 				return err
 			}
 		}

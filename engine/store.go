@@ -76,8 +76,6 @@ type recordTx interface {
 	// ascend calls fn with the keys that start with prefix, in order, and
 	// their values, until fn returns false. fn must not write.
 	ascend(prefix string, fn func(key, value string) bool) error
-	// deleteAll removes every record.
-	deleteAll() error
 }
 
 // errStoreWrite is what a caller is told of a change the store could not

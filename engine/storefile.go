@@ -127,8 +127,6 @@ func (t buntTx) ascend(prefix string, fn func(key, value string) bool) error {
 	})
 }
 
-func (t buntTx) deleteAll() error { return t.tx.DeleteAll() }
-
 // checkStoreFile accepts a missing or empty file and a minisqs store: one
 // whose first record is buntdb's set or del of a minisqs key, or the start
 // of the format record that a crash cut short. It reads only the file's

@@ -106,12 +106,3 @@ func (tx *memTx) ascend(prefix string, fn func(key, value string) bool) error {
 	}
 	return nil
 }
-
-func (tx *memTx) deleteAll() error {
-	tx.lock()
-	for k, v := range tx.r.m {
-		tx.undo = append(tx.undo, memUndo{k, v, true})
-	}
-	clear(tx.r.m)
-	return nil
-}
