@@ -7,6 +7,7 @@ package engine
 
 import (
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -122,6 +123,22 @@ func (e *Engine) replace(next *world) error {
 	for _, q := range next.queues {
 		lastNum++
 		q.num, q.keyspace = lastNum, keyspaceOf(lastNum)
+	}
+	if lastNum > e.lastNum {
+		// The numbers next's queues take are stored first, in a
+		// transaction of their own: a kill can keep any of the next one's
+		// commands, and their messages' records kept without the number
+		// would be a queue's created later. Once stored, the numbers are
+		// never given again, whether or not the next write is done.
+		err := e.store.update(func(tx recordTx) error {
+			return tx.set(lastNumKey, strconv.FormatUint(lastNum, 10))
+		})
+		if err != nil {
+			e.mu.Unlock()
+			e.bringBack(old, oldTasks)
+			return err
+		}
+		e.lastNum = lastNum
 	}
 	err := e.store.update(func(tx recordTx) error {
 		// Each record but those kept is deleted on its own, not all flushed

@@ -66,3 +66,36 @@ func TestTornResetKeepsKeptRecords(t *testing.T) {
 		t.Fatalf("the reset wrote %d outcomes", outcomes)
 	}
 }
+
+// A kill while a state loads never leaves messages of its queues for a
+// queue created later, which a restart would load into it: however much of
+// the load the store keeps, a new queue's number is one no stored message
+// has.
+func TestTornLoadLeavesNoMessagesToNewQueues(t *testing.T) {
+	clk := NewManualClock(testStart)
+	state := &State{Queues: []QueueState{{Name: "w", Attributes: DefaultAttributes(false), Messages: []MessageState{
+		{Message: Message{Body: "one"}}, {Message: Message{Body: "two"}},
+	}}}}
+	tornRun(t, clk, func(e *Engine) {
+		sendBodies(t, mustCreate(t, e, "q", AttributeUpdate{}, nil), "m")
+	}, func(e *Engine) {
+		wantCode(t, e.Load(state), "")
+	}, func(t *testing.T, e *Engine, what string) {
+		t.Helper()
+		q, err := e.CreateQueue("fresh", AttributeUpdate{}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		// A restart would load them.
+		err = e.store.view(func(tx recordTx) error {
+			keys, err := keysWithPrefix(tx, recordPrefix(messagePrefix, q.keyspace))
+			if len(keys) > 0 {
+				t.Errorf("%s: the new queue's keyspace holds %q", what, keys)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
