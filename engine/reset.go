@@ -8,6 +8,7 @@ package engine
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -140,17 +141,33 @@ func (e *Engine) replace(next *world) error {
 		}
 		e.lastNum = lastNum
 	}
+	// Each record but those kept is deleted on its own, not all flushed
+	// and the kept ones written again: a kill can cut a transaction's write
+	// short, keeping any of its commands, and a flush kept without those
+	// writes would lose the kept records. A kill may then keep a queue
+	// with some of its messages, so, as for any delete of messages, each
+	// queue's sequence counter is stored first (saveSeq), and deleted only
+	// once the queue's record is.
+	for _, q := range old {
+		if err := q.saveSeq(q.seq.Load()); err != nil {
+			e.mu.Unlock()
+			e.bringBack(old, oldTasks)
+			return err
+		}
+	}
+	var counters []string
 	err := e.store.update(func(tx recordTx) error {
-		// Each record but those kept is deleted on its own, not all flushed
-		// and the kept ones written again: a kill can cut a transaction's
-		// write short, keeping any of its commands, and a flush kept
-		// without those writes would lose the kept records.
 		keys, err := keysWithPrefix(tx, "")
 		if err != nil {
 			return err
 		}
+		counters = counters[:0]
 		for _, k := range keys {
-			if slices.Contains(keptKeys, k) {
+			switch {
+			case slices.Contains(keptKeys, k):
+				continue
+			case strings.HasPrefix(k, seqKeyPrefix):
+				counters = append(counters, k)
 				continue
 			}
 			if _, _, err := tx.delete(k); err != nil {
@@ -163,6 +180,19 @@ func (e *Engine) replace(next *world) error {
 		e.mu.Unlock()
 		e.bringBack(old, oldTasks)
 		return err
+	}
+	if len(counters) > 0 {
+		err := e.store.update(func(tx recordTx) error {
+			for _, k := range counters {
+				if _, _, err := tx.delete(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			e.log.Error("deleting the sequence counters of reset queues", "err", err)
+		}
 	}
 	e.queues = make(map[queueRef]*Queue, len(next.queues))
 	e.byID = make(map[string]*Queue, len(next.queues))

@@ -99,3 +99,27 @@ func TestTornLoadLeavesNoMessagesToNewQueues(t *testing.T) {
 		}
 	})
 }
+
+// A kill during a reset, which may leave a queue with any of its messages,
+// never lets that queue hand out a sequence number again.
+func TestTornResetKeepsSequence(t *testing.T) {
+	clk := NewManualClock(testStart)
+	var top uint64
+	tornRun(t, clk, func(e *Engine) {
+		q := ffQueue(t, e, "q", AttributeUpdate{})
+		for _, body := range []string{"m1", "m2"} {
+			top = seqOf(t, ffSendOne(q, NewMessage{Body: body, GroupID: body, DeduplicationID: body}))
+		}
+	}, func(e *Engine) {
+		wantCode(t, e.Reset(), "")
+	}, func(t *testing.T, e *Engine, what string) {
+		t.Helper()
+		q, err := e.LookupQueue("q.fifo")
+		if err != nil {
+			return // reset
+		}
+		if n := seqOf(t, ffSendOne(q, ffMsg("g", "after"))); n <= top {
+			t.Errorf("%s: SequenceNumber %d after a restart, but %d was handed out before", what, n, top)
+		}
+	})
+}
