@@ -126,12 +126,21 @@ func (e *Engine) replace(next *world) error {
 		q.num, q.keyspace = lastNum, keyspaceOf(lastNum)
 	}
 	if lastNum > e.lastNum {
-		// The numbers next's queues take are stored first, in a
-		// transaction of their own: a kill can keep any of the next one's
-		// commands, and their messages' records kept without the number
-		// would be a queue's created later. Once stored, the numbers are
-		// never given again, whether or not the next write is done.
+		// The numbers next's queues take are stored first, with their
+		// sequence counters, in a transaction of their own: a kill can
+		// keep any of the next one's commands, and their messages' records
+		// kept without the number would be a queue's created later, a
+		// queue's record kept without its counter would number messages
+		// from 0. Once stored, the numbers are never given again, whether
+		// or not the next write is done.
 		err := e.store.update(func(tx recordTx) error {
+			if e.store.durable {
+				for _, q := range next.queues {
+					if err := q.putSeqTx(tx, q.seq.Load()); err != nil {
+						return err
+					}
+				}
+			}
 			return tx.set(lastNumKey, strconv.FormatUint(lastNum, 10))
 		})
 		if err != nil {
@@ -167,7 +176,9 @@ func (e *Engine) replace(next *world) error {
 			case slices.Contains(keptKeys, k):
 				continue
 			case strings.HasPrefix(k, seqKeyPrefix):
-				counters = append(counters, k)
+				if !slices.ContainsFunc(next.queues, func(q *Queue) bool { return k == seqKey(q.keyspace) }) {
+					counters = append(counters, k) // an old queue's
+				}
 				continue
 			}
 			if _, _, err := tx.delete(k); err != nil {

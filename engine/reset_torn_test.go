@@ -123,3 +123,29 @@ func TestTornResetKeepsSequence(t *testing.T) {
 		}
 	})
 }
+
+// A kill while a state loads never lets a queue it brings hand out the
+// sequence numbers the state says it gave out.
+func TestTornLoadKeepsSequence(t *testing.T) {
+	clk := NewManualClock(testStart)
+	var top uint64
+	var state *State
+	tornRun(t, clk, func(e *Engine) {
+		q := ffQueue(t, e, "q", AttributeUpdate{})
+		for _, body := range []string{"m1", "m2"} {
+			top = seqOf(t, ffSendOne(q, NewMessage{Body: body, GroupID: body, DeduplicationID: body}))
+		}
+		state = stateOf(t, e)
+	}, func(e *Engine) {
+		wantCode(t, e.Load(state), "")
+	}, func(t *testing.T, e *Engine, what string) {
+		t.Helper()
+		q, err := e.LookupQueue("q.fifo")
+		if err != nil {
+			return // neither the old queue nor the loaded one is there
+		}
+		if n := seqOf(t, ffSendOne(q, ffMsg("g", "after"))); n <= top {
+			t.Errorf("%s: SequenceNumber %d after a restart, but %d was handed out before", what, n, top)
+		}
+	})
+}
