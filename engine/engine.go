@@ -596,7 +596,11 @@ func (e *Engine) deleteQueue(q *Queue) error {
 		return errNoQueue()
 	}
 	// The store first: a queue it still holds would come back at the next
-	// start.
+	// start, with the sequence counter its messages' deletes need (saveSeq),
+	// in case a kill keeps the queue.
+	if err := q.saveSeq(q.seq.Load()); err != nil {
+		return err
+	}
 	if err := e.store.deleteQueue(q.ns, q.name, q.id, q.keyspace); err != nil {
 		return err
 	}

@@ -62,9 +62,11 @@ func (q *Queue) leaseLocked(h string, staleReason Reason) (*message, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A message never received has no delivery to name, whatever the token.
+	// A message never received has no delivery to name, whatever the token;
+	// nor has one dead-lettered, which keeps its receive count with an
+	// empty token, which is never issued, until its next receive.
 	m := q.msgs.get(seq)
-	current := qid == q.uuid && m != nil && m.receiveCount > 0 && m.token == token
+	current := qid == q.uuid && m != nil && m.receiveCount > 0 && m.token == token && token != [tokenLen]byte{}
 	// The current delivery's token is one this engine issued; any other
 	// token's MAC tells a stale handle from one never issued.
 	if !current && !q.e.handles.valid(qid, seq, token) {

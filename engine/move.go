@@ -29,9 +29,9 @@ const (
 // short, keeping any of its commands, so a move in one transaction could
 // keep the deletes alone and lose the messages; in two, a kill leaves a
 // message in both queues at worst, as does a failure of the second write.
-// When the store cannot record the first, src gets them back as they
-// were. A purge or deletion of src meanwhile leaves them be: they had left
-// it already.
+// When the store cannot record the first, or q has been deleted, src gets
+// them back as they were. A purge or deletion of src meanwhile leaves them
+// be: they had left it already.
 func (q *Queue) adopt(src *Queue, moved []*message, how arrival) int {
 	n, err := q.adoptOnce(src, moved, how)
 	if err != nil {
@@ -46,11 +46,11 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 	a := q.Attributes()
 	now := q.e.clock.Now().UnixNano()
 	q.samplePartitionsLocked(now)
+	if q.deleted {
+		return 0, errNoQueue() // src keeps them: it has them still in the store
+	}
 	var adopted []*message
 	err := q.e.store.update(func(tx recordTx) error {
-		if q.deleted {
-			return nil
-		}
 		for _, old := range moved {
 			rec, err := decodeMessage(old)
 			if err != nil {

@@ -6,6 +6,9 @@ package engine
 // the engine as it was.
 
 import (
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -122,18 +125,63 @@ func (e *Engine) replace(next *world) error {
 		lastNum++
 		q.num, q.keyspace = lastNum, keyspaceOf(lastNum)
 	}
-	err := e.store.update(func(tx recordTx) error {
-		kept := map[string]string{}
-		for _, k := range keptKeys {
-			if v, ok, _ := tx.get(k); ok {
-				kept[k] = v
+	if lastNum > e.lastNum {
+		// The numbers next's queues take are stored first, with their
+		// sequence counters, in a transaction of their own: a kill can
+		// keep any of the next one's commands, and their messages' records
+		// kept without the number would be a queue's created later, a
+		// queue's record kept without its counter would number messages
+		// from 0. Once stored, the numbers are never given again, whether
+		// or not the next write is done.
+		err := e.store.update(func(tx recordTx) error {
+			if e.store.durable {
+				for _, q := range next.queues {
+					if err := q.putSeqTx(tx, q.seq.Load()); err != nil {
+						return err
+					}
+				}
 			}
-		}
-		if err := tx.deleteAll(); err != nil {
+			return tx.set(lastNumKey, strconv.FormatUint(lastNum, 10))
+		})
+		if err != nil {
+			e.mu.Unlock()
+			e.bringBack(old, oldTasks)
 			return err
 		}
-		for k, v := range kept {
-			if err := tx.set(k, v); err != nil {
+		e.lastNum = lastNum
+	}
+	// Each record but those kept is deleted on its own, not all flushed
+	// and the kept ones written again: a kill can cut a transaction's write
+	// short, keeping any of its commands, and a flush kept without those
+	// writes would lose the kept records. A kill may then keep a queue
+	// with some of its messages, so, as for any delete of messages, each
+	// queue's sequence counter is stored first (saveSeq), and deleted only
+	// once the queue's record is.
+	for _, q := range old {
+		if err := q.saveSeq(q.seq.Load()); err != nil {
+			e.mu.Unlock()
+			e.bringBack(old, oldTasks)
+			return err
+		}
+	}
+	var counters []string
+	err := e.store.update(func(tx recordTx) error {
+		keys, err := keysWithPrefix(tx, "")
+		if err != nil {
+			return err
+		}
+		counters = counters[:0]
+		for _, k := range keys {
+			switch {
+			case slices.Contains(keptKeys, k):
+				continue
+			case strings.HasPrefix(k, seqKeyPrefix):
+				if !slices.ContainsFunc(next.queues, func(q *Queue) bool { return k == seqKey(q.keyspace) }) {
+					counters = append(counters, k) // an old queue's
+				}
+				continue
+			}
+			if _, _, err := tx.delete(k); err != nil {
 				return err
 			}
 		}
@@ -143,6 +191,19 @@ func (e *Engine) replace(next *world) error {
 		e.mu.Unlock()
 		e.bringBack(old, oldTasks)
 		return err
+	}
+	if len(counters) > 0 {
+		err := e.store.update(func(tx recordTx) error {
+			for _, k := range counters {
+				if _, _, err := tx.delete(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			e.log.Error("deleting the sequence counters of reset queues", "err", err)
+		}
 	}
 	e.queues = make(map[queueRef]*Queue, len(next.queues))
 	e.byID = make(map[string]*Queue, len(next.queues))

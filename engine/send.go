@@ -73,8 +73,10 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	q.advance(now.UnixNano())
 	stored := batch[:0]
 	// Deduplication ids of this batch's messages, which enter the window
-	// only once the store holds them; a batch may repeat an id.
+	// only once the store holds them; a batch may repeat an id, and its
+	// repeats, answered as the first's send, fail if that does.
 	var fresh map[string]dedupEntry
+	var repeats []int // in msgs
 	for k := range batch {
 		p := &batch[k]
 		var key string
@@ -82,7 +84,9 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 			key = dedupKey(a.DeduplicationScope, p.rec.GroupID, p.rec.DeduplicationID)
 			first, ok := q.dedup.lookup(key, now.UnixNano())
 			if !ok {
-				first, ok = fresh[key]
+				if first, ok = fresh[key]; ok {
+					repeats = append(repeats, p.i)
+				}
 			}
 			if ok {
 				// A repeat within the window is accepted and not stored.
@@ -130,6 +134,9 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	if err != nil {
 		for k := range batch {
 			results[batch[k].i].Err = err
+		}
+		for _, i := range repeats {
+			results[i] = SendResult{Err: err}
 		}
 		return results
 	}

@@ -84,8 +84,6 @@ type recordTx interface {
 	last(prefix string) (string, bool, error)
 	// count is the number of records.
 	count() (int, error)
-	// deleteAll removes every record.
-	deleteAll() error
 }
 
 // errStoreWrite is what a caller is told of a change the store could not
@@ -245,9 +243,13 @@ func deleteMessagesTx(tx recordTx, keyspace string) error {
 }
 
 // deleteQueue removes a queue's record, unless a queue of the same name
-// created since holds it now, and the queue's messages.
+// created since holds it now, and the queue's messages; then, in a
+// transaction of its own, its sequence counter. A kill can cut a
+// transaction's write short, keeping any of its commands, and one that
+// kept the queue's record without its counter would let a restart number
+// messages as deleted ones were.
 func (s *store) deleteQueue(ns Namespace, name, id, keyspace string) error {
-	return s.update(func(tx recordTx) error {
+	err := s.update(func(tx recordTx) error {
 		v, ok, err := tx.get(queueKey(ns, name))
 		if err != nil {
 			return err
@@ -260,11 +262,18 @@ func (s *store) deleteQueue(ns Namespace, name, id, keyspace string) error {
 				}
 			}
 		}
-		if _, _, err := tx.delete(seqKey(keyspace)); err != nil {
-			return err
-		}
 		return deleteMessagesTx(tx, keyspace)
 	})
+	if err != nil {
+		return err
+	}
+	if err := s.update(func(tx recordTx) error {
+		_, _, err := tx.delete(seqKey(keyspace))
+		return err
+	}); err != nil {
+		s.log.Error("deleting a deleted queue's sequence counter", "err", err)
+	}
+	return nil
 }
 
 // encodeMessage makes rec m's record, which m keeps: in a file store, it

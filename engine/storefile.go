@@ -542,8 +542,6 @@ func (t buntTx) last(prefix string) (key string, ok bool, err error) {
 
 func (t buntTx) count() (int, error) { return t.tx.Len() }
 
-func (t buntTx) deleteAll() error { return t.tx.DeleteAll() }
-
 // writeTx is a buntTx that writes: each change it makes is added to the
 // transaction's commands for the file.
 type writeTx struct {
@@ -565,16 +563,6 @@ func (t *writeTx) delete(key string) (string, bool, error) {
 		t.r.cmds = appendDel(t.r.cmds, key)
 	}
 	return v, ok, err
-}
-
-// deleteAll removes every record: in the file, a flushdb, which makes the
-// transaction's earlier commands moot.
-func (t *writeTx) deleteAll() error {
-	if err := t.buntTx.deleteAll(); err != nil {
-		return err
-	}
-	t.r.cmds = append(t.r.cmds[:0], "*1\r\n$7\r\nflushdb\r\n"...)
-	return nil
 }
 
 // checkStoreFile accepts a missing or empty file and a minisqs store: one

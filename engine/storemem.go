@@ -126,12 +126,3 @@ func (tx *memTx) count() (int, error) {
 	tx.lock()
 	return len(tx.r.m), nil
 }
-
-func (tx *memTx) deleteAll() error {
-	tx.lock()
-	for k, v := range tx.r.m {
-		tx.undo = append(tx.undo, memUndo{k, v, true})
-	}
-	clear(tx.r.m)
-	return nil
-}

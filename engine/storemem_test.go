@@ -15,15 +15,14 @@ func TestMemRecordsRollBack(t *testing.T) {
 	before := map[string]string{"a": "1", "b": "2", "c:x": "3"}
 	failed := errors.New("refused")
 	for name, change := range map[string]func(tx recordTx) error{
-		"set":        func(tx recordTx) error { return tx.set("a", "changed") },
-		"add":        func(tx recordTx) error { return tx.set("new", "v") },
-		"delete":     func(tx recordTx) error { _, _, err := tx.delete("b"); return err },
-		"delete all": func(tx recordTx) error { return tx.deleteAll() },
+		"set":    func(tx recordTx) error { return tx.set("a", "changed") },
+		"add":    func(tx recordTx) error { return tx.set("new", "v") },
+		"delete": func(tx recordTx) error { _, _, err := tx.delete("b"); return err },
 		"mixed": func(tx recordTx) error {
 			tx.set("a", "x")
 			tx.delete("a")
 			tx.set("a", "y")
-			tx.deleteAll()
+			tx.delete("c:x")
 			return tx.set("b", "z")
 		},
 	} {

@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A kill during a reset, whose one transaction empties the store but for
+// the records a reset keeps, leaves those records as they were, whichever
+// of its commands the store keeps: the clock's offset, the receipt-handle
+// key, the last queue number and the format record.
+func TestTornResetKeepsKeptRecords(t *testing.T) {
+	clk := NewManualClock(testStart)
+	path := filepath.Join(t.TempDir(), "db")
+	recording := false
+	hook, starts := txStarts(path, &recording)
+	e, err := Open(Options{Path: path, Clock: clk, Fsync: FsyncNever, FailWrites: hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.saveOffset(5 * time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	sendBodies(t, mustCreate(t, e, "q", AttributeUpdate{}, nil), "m")
+	kept := map[string]string{}
+	err = e.store.view(func(tx recordTx) error {
+		for _, k := range keptKeys {
+			v, ok, err := tx.get(k)
+			if !ok || err != nil {
+				t.Fatalf("no record %s before the reset: %v", k, err)
+			}
+			kept[k] = v
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recording = true
+	wantCode(t, e.Reset(), "")
+	recording = false
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcomes := checkTorn(t, clk, after, *starts, func(t *testing.T, e *Engine, what string) {
+		t.Helper()
+		err := e.store.view(func(tx recordTx) error {
+			for k, want := range kept {
+				if v, ok, err := tx.get(k); err != nil || v != want {
+					t.Errorf("%s: record %s is %q (%v), want %q", what, k, v, ok, want)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	if outcomes < 4 {
+		t.Fatalf("the reset wrote %d outcomes", outcomes)
+	}
+}
+
+// A kill while a state loads never leaves messages of its queues for a
+// queue created later, which a restart would load into it: however much of
+// the load the store keeps, a new queue's number is one no stored message
+// has.
+func TestTornLoadLeavesNoMessagesToNewQueues(t *testing.T) {
+	clk := NewManualClock(testStart)
+	state := &State{Queues: []QueueState{{Name: "w", Attributes: DefaultAttributes(false), Messages: []MessageState{
+		{Message: Message{Body: "one"}}, {Message: Message{Body: "two"}},
+	}}}}
+	tornRun(t, clk, func(e *Engine) {
+		sendBodies(t, mustCreate(t, e, "q", AttributeUpdate{}, nil), "m")
+	}, func(e *Engine) {
+		wantCode(t, e.Load(state), "")
+	}, func(t *testing.T, e *Engine, what string) {
+		t.Helper()
+		q, err := e.CreateQueue("fresh", AttributeUpdate{}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		// A restart would load them.
+		err = e.store.view(func(tx recordTx) error {
+			keys, err := keysWithPrefix(tx, recordPrefix(messagePrefix, q.keyspace))
+			if len(keys) > 0 {
+				t.Errorf("%s: the new queue's keyspace holds %q", what, keys)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// A kill during a reset, which may leave a queue with any of its messages,
+// never lets that queue hand out a sequence number again.
+func TestTornResetKeepsSequence(t *testing.T) {
+	clk := NewManualClock(testStart)
+	var top uint64
+	tornRun(t, clk, func(e *Engine) {
+		q := ffQueue(t, e, "q", AttributeUpdate{})
+		for _, body := range []string{"m1", "m2"} {
+			top = seqOf(t, ffSendOne(q, NewMessage{Body: body, GroupID: body, DeduplicationID: body}))
+		}
+	}, func(e *Engine) {
+		wantCode(t, e.Reset(), "")
+	}, func(t *testing.T, e *Engine, what string) {
+		t.Helper()
+		q, err := e.LookupQueue("q.fifo")
+		if err != nil {
+			return // reset
+		}
+		if n := seqOf(t, ffSendOne(q, ffMsg("g", "after"))); n <= top {
+			t.Errorf("%s: SequenceNumber %d after a restart, but %d was handed out before", what, n, top)
+		}
+	})
+}
+
+// A kill while a state loads never lets a queue it brings hand out the
+// sequence numbers the state says it gave out.
+func TestTornLoadKeepsSequence(t *testing.T) {
+	clk := NewManualClock(testStart)
+	var top uint64
+	var state *State
+	tornRun(t, clk, func(e *Engine) {
+		q := ffQueue(t, e, "q", AttributeUpdate{})
+		for _, body := range []string{"m1", "m2"} {
+			top = seqOf(t, ffSendOne(q, NewMessage{Body: body, GroupID: body, DeduplicationID: body}))
+		}
+		state = stateOf(t, e)
+	}, func(e *Engine) {
+		wantCode(t, e.Load(state), "")
+	}, func(t *testing.T, e *Engine, what string) {
+		t.Helper()
+		q, err := e.LookupQueue("q.fifo")
+		if err != nil {
+			return // neither the old queue nor the loaded one is there
+		}
+		if n := seqOf(t, ffSendOne(q, ffMsg("g", "after"))); n <= top {
+			t.Errorf("%s: SequenceNumber %d after a restart, but %d was handed out before", what, n, top)
+		}
+	})
+}
