@@ -131,11 +131,19 @@ func (r *fileRecords) load() error {
 		return err
 	}
 	err = db.Load(f)
-	if err == io.ErrUnexpectedEOF {
+	switch err {
+	case io.ErrUnexpectedEOF:
+		// The commands before the one cut short passed the loader's
+		// checks, which are the scan's: it stops where the loader did.
 		var n int64
-		if n, err = wholeCommands(f); err == nil {
+		switch n, err = scanCommands(bufio.NewReader(io.NewSectionReader(f, 0, math.MaxInt64))); err {
+		case io.ErrUnexpectedEOF, errNotCommand:
 			err = f.Truncate(n)
+		case nil: // the scan finds no end the loader found: refused, as it was
+			err = io.ErrUnexpectedEOF
 		}
+	case buntdb.ErrInvalid:
+		db, err = r.loadTorn(f, db, err)
 	}
 	if err == nil {
 		r.size, err = f.Seek(0, io.SeekEnd)
@@ -159,6 +167,33 @@ func (r *fileRecords) load() error {
 	return nil
 }
 
+// loadTorn loads the file anew, when buntdb's loader refused it with
+// invalid, as far as its whole commands go, and cuts it there, when it ends
+// in a command cut short and NUL bytes (see tornCommand). A file wrong in
+// any other way is refused, unchanged: with invalid, which db's load gave.
+func (r *fileRecords) loadTorn(f *os.File, db *buntdb.DB, invalid error) (*buntdb.DB, error) {
+	whole, torn, err := tornCommand(f)
+	if err != nil || !torn {
+		return db, errors.Join(invalid, err)
+	}
+	// The load of the whole commands alone, which must take them all,
+	// is what the file will hold.
+	cut, err := buntdb.Open(":memory:")
+	if err != nil {
+		return db, err
+	}
+	if err := cut.Load(bufio.NewReader(io.NewSectionReader(f, 0, whole))); err != nil {
+		cut.Close()
+		return db, errors.Join(invalid, err)
+	}
+	if err := f.Truncate(whole); err != nil {
+		cut.Close()
+		return db, err
+	}
+	db.Close()
+	return cut, nil
+}
+
 // setLen is the length of the command appendSet appends.
 func setLen(key, value string) int {
 	digits := func(n int) int {
@@ -171,25 +206,45 @@ func setLen(key, value string) int {
 	return len("*3\r\n$3\r\nset\r\n") + 2*len("$\r\n\r\n") + digits(len(key)) + len(key) + digits(len(value)) + len(value)
 }
 
-// wholeCommands returns the length of the file's whole commands, which
-// buntdb's loader, stopping at one cut short, has loaded: their framing,
-// a count of parts and each part's length, is all it reads of them.
-func wholeCommands(f *os.File) (int64, error) {
-	br := bufio.NewReader(io.NewSectionReader(f, 0, math.MaxInt64))
+// scanCommands reads commands of buntdb's form from br, as buntdb's loader
+// frames them: NUL bytes between commands, then "*N\r\n" and N parts of
+// "$LEN\r\n", LEN bytes and "\r\n". It returns the length of the whole
+// commands it read, and nil at the end of br, io.ErrUnexpectedEOF when br
+// ends within a command, or errNotCommand at bytes no command begins or
+// goes on with.
+func scanCommands(br *bufio.Reader) (int64, error) {
 	var at, whole int64
-	number := func() (int, bool) { // reads "*N\r\n" or "$N\r\n"
+	number := func(kind byte) (int, error) { // reads "<kind>DIGITS\r\n"
 		line, err := br.ReadSlice('\n')
 		at += int64(len(line))
-		if err != nil || len(line) < 4 {
-			return 0, false
+		switch err {
+		case nil:
+		case io.EOF:
+			return 0, io.ErrUnexpectedEOF
+		case bufio.ErrBufferFull: // longer than any number's line
+			return 0, errNotCommand
+		default:
+			return 0, err
 		}
-		n, err := strconv.Atoi(string(line[1 : len(line)-2]))
-		return n, err == nil
+		if len(line) < 4 || line[0] != kind || line[len(line)-2] != '\r' {
+			return 0, errNotCommand
+		}
+		n := 0
+		for _, c := range line[1 : len(line)-2] {
+			if c < '0' || c > '9' || n > math.MaxInt32 {
+				return 0, errNotCommand
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, nil
 	}
 	for {
 		c, err := br.ReadByte()
-		if err != nil {
+		if err == io.EOF {
 			return whole, nil
+		}
+		if err != nil {
+			return whole, err
 		}
 		if c == 0 { // buntdb skips NUL bytes between commands
 			at++
@@ -197,20 +252,74 @@ func wholeCommands(f *os.File) (int64, error) {
 			continue
 		}
 		br.UnreadByte()
-		parts, ok := number()
-		for i := 0; ok && i < parts; i++ {
+		parts, err := number('*')
+		for i := 0; err == nil && i < parts; i++ {
 			var n int
-			if n, ok = number(); ok {
-				k, err := br.Discard(n + 2)
-				at += int64(k)
-				ok = err == nil
+			if n, err = number('$'); err != nil {
+				break
+			}
+			if _, err = br.Discard(n); err == nil {
+				at += int64(n)
+				var end [2]byte
+				if _, err = io.ReadFull(br, end[:]); err == nil && end != [2]byte{'\r', '\n'} {
+					err = errNotCommand
+				}
+				at += 2
+			}
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
 			}
 		}
-		if !ok {
-			return whole, nil
+		if err != nil {
+			return whole, err
 		}
 		whole = at
 	}
+}
+
+// errNotCommand is what scanCommands says of bytes that are not a command.
+var errNotCommand = errors.New("not a store command")
+
+// maxTornCommand bounds the command cut short that tornCommand takes for
+// a power loss's: one record, whose largest, a message of 1 MiB with its
+// attributes, is well within it. Past it, the bytes are more likely a
+// length that something other than a power loss changed.
+const maxTornCommand = 4 << 20
+
+// tornCommand reports whether the file, which buntdb's loader found wrong
+// past its whole commands, ends in one command cut short and then NUL
+// bytes up to its end: what a power loss leaves of a write whose
+// blocks did not all reach the disk, on file systems that grow the file
+// first. It returns the length of the file's whole commands then.
+func tornCommand(f *os.File) (int64, bool, error) {
+	whole, err := scanCommands(bufio.NewReader(io.NewSectionReader(f, 0, math.MaxInt64)))
+	if err != errNotCommand {
+		return 0, false, err
+	}
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, false, err
+	}
+	end := size
+	// The NUL bytes at the file's end, read back a block at a time.
+	var block [4096]byte
+	for end > whole {
+		n := min(int64(len(block)), end-whole)
+		if _, err := f.ReadAt(block[:n], end-n); err != nil {
+			return 0, false, err
+		}
+		k := bytes.LastIndexFunc(block[:n], func(r rune) bool { return r != 0 })
+		if k >= 0 {
+			end -= n - int64(k) - 1
+			break
+		}
+		end -= n
+	}
+	if end == whole || end == size || end-whole > maxTornCommand {
+		return 0, false, nil
+	}
+	_, err = scanCommands(bufio.NewReader(io.NewSectionReader(f, whole, end-whole)))
+	return whole, err == io.ErrUnexpectedEOF, nil
 }
 
 func (r *fileRecords) update(fn func(tx recordTx) error) error {

@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// storeWithTail makes a store holding messages a, b and c, then appends
+// tail to its file, and returns the path and the file's length before.
+func storeWithTail(t *testing.T, tail []byte) (string, int64) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e, err := Open(Options{Path: path, Clock: clk, Fsync: FsyncNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sendBodies(t, mustCreate(t, e, "q", AttributeUpdate{}, nil), "a", "b", "c")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(tail); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path, fi.Size()
+}
+
+// A power loss can leave a write's first blocks and NUL bytes where its
+// later blocks were to go. The file opens with its whole commands, cut
+// where the torn one begins, and takes writes after them.
+func TestZeroFilledTailIsCut(t *testing.T) {
+	set := string(appendSet(nil, "m:1:00000000000000000009", strings.Repeat("r", 300)))
+	zeros := strings.Repeat("\x00", 5000)
+	for name, tail := range map[string]string{
+		"in the value":          set[:len(set)-100] + zeros,
+		"in a length":           set[:len("*3\r\n$3\r\nset\r\n$2")] + zeros,
+		"after the part count":  set[:len("*3\r\n")] + zeros[:100],
+		"in the value's ending": set[:len(set)-1] + zeros,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path, size := storeWithTail(t, []byte(tail))
+			clk := NewManualClock(testStart)
+			e := openAt(t, path, clk)
+			q := mustQueue(t, e, "q")
+			if got := storedBodies(t, q); !slices.Equal(got, []string{"a", "b", "c"}) {
+				t.Fatalf("after the torn write, the queue holds %q, want [a b c]", got)
+			}
+			if fi, err := os.Stat(path); err != nil || fi.Size() != size {
+				t.Fatalf("the file is %v bytes (%v), want it cut to %d", fi.Size(), err, size)
+			}
+			sendBodies(t, q, "d")
+			e = reopen(t, e, path, clk)
+			if got := storedBodies(t, mustQueue(t, e, "q")); !slices.Equal(got, []string{"a", "b", "c", "d"}) {
+				t.Fatalf("after a write and a restart, the queue holds %q, want [a b c d]", got)
+			}
+		})
+	}
+}
+
+// A file wrong in any other way is refused, and left as it is: a command
+// that is whole but not one buntdb knows, a wrong byte with whole commands
+// after it, or a torn command with no NUL bytes after it that is not at the
+// end.
+func TestOtherwiseWrongFileIsRefused(t *testing.T) {
+	set := string(appendSet(nil, "m:1:00000000000000000009", strings.Repeat("r", 300)))
+	zeros := strings.Repeat("\x00", 5000)
+	bad := strings.Replace(set, "r\r\n", "rX\n", 1)
+	for name, tail := range map[string]string{
+		"unknown command then NUL bytes": "*2\r\n$4\r\nzzzz\r\n$1\r\nx\r\n" + zeros,
+		"wrong byte then whole commands": bad + set + zeros,
+		"wrong byte at the end":          bad,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path, _ := storeWithTail(t, []byte(tail))
+			before, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e, err := Open(Options{Path: path, Clock: NewManualClock(testStart), Fsync: FsyncNever}); err == nil {
+				e.Close()
+				t.Fatal("Open took the file")
+			}
+			if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
+				t.Fatalf("the refused file changed (%v)", err)
+			}
+		})
+	}
+}
