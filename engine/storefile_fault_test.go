@@ -21,20 +21,16 @@ func swapFile(r *fileRecords, f *os.File) *os.File {
 // messageRecords counts the message records buntdb holds for r.
 func messageRecords(t *testing.T, r *fileRecords) int {
 	t.Helper()
-	n := 0
-	err := r.db.View(func(tx *buntdb.Tx) error {
-		return tx.AscendGreaterOrEqual("", messagePrefix, func(k, _ string) bool {
-			if !strings.HasPrefix(k, messagePrefix) {
-				return false
-			}
-			n++
-			return true
-		})
+	var keys []string
+	err := r.view(func(tx recordTx) error {
+		var err error
+		keys, err = keysWithPrefix(tx, messagePrefix)
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return len(keys)
 }
 
 // A write that fails part way and cannot then be cut from the file leaves

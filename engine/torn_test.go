@@ -41,14 +41,7 @@ func TestTornMigration(t *testing.T) {
 			t.Errorf("%s: queue a: %v", what, err)
 			return
 		}
-		ms, err := q.Messages()
-		wantCode(t, err, "")
-		var got []string
-		for _, m := range ms {
-			got = append(got, m.Body)
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, []string{"a-1", "a-2"}) {
+		if got := storedBodies(t, q); !slices.Equal(got, []string{"a-1", "a-2"}) {
 			t.Errorf("%s: queue a holds %q", what, got)
 		}
 		if c := q.Counts(); c != (Counts{Visible: 1, Delayed: 1}) {
