@@ -100,52 +100,38 @@ func TestTornLoadLeavesNoMessagesToNewQueues(t *testing.T) {
 	})
 }
 
-// A kill during a reset, which may leave a queue with any of its messages,
-// never lets that queue hand out a sequence number again.
-func TestTornResetKeepsSequence(t *testing.T) {
-	clk := NewManualClock(testStart)
-	var top uint64
-	tornRun(t, clk, func(e *Engine) {
-		q := ffQueue(t, e, "q", AttributeUpdate{})
-		for _, body := range []string{"m1", "m2"} {
-			top = seqOf(t, ffSendOne(q, NewMessage{Body: body, GroupID: body, DeduplicationID: body}))
-		}
-	}, func(e *Engine) {
-		wantCode(t, e.Reset(), "")
-	}, func(t *testing.T, e *Engine, what string) {
-		t.Helper()
-		q, err := e.LookupQueue("q.fifo")
-		if err != nil {
-			return // reset
-		}
-		if n := seqOf(t, ffSendOne(q, ffMsg("g", "after"))); n <= top {
-			t.Errorf("%s: SequenceNumber %d after a restart, but %d was handed out before", what, n, top)
-		}
-	})
-}
-
-// A kill while a state loads never lets a queue it brings hand out the
-// sequence numbers the state says it gave out.
-func TestTornLoadKeepsSequence(t *testing.T) {
-	clk := NewManualClock(testStart)
-	var top uint64
-	var state *State
-	tornRun(t, clk, func(e *Engine) {
-		q := ffQueue(t, e, "q", AttributeUpdate{})
-		for _, body := range []string{"m1", "m2"} {
-			top = seqOf(t, ffSendOne(q, NewMessage{Body: body, GroupID: body, DeduplicationID: body}))
-		}
-		state = stateOf(t, e)
-	}, func(e *Engine) {
-		wantCode(t, e.Load(state), "")
-	}, func(t *testing.T, e *Engine, what string) {
-		t.Helper()
-		q, err := e.LookupQueue("q.fifo")
-		if err != nil {
-			return // neither the old queue nor the loaded one is there
-		}
-		if n := seqOf(t, ffSendOne(q, ffMsg("g", "after"))); n <= top {
-			t.Errorf("%s: SequenceNumber %d after a restart, but %d was handed out before", what, n, top)
-		}
-	})
+// A kill during a reset, a queue's deletion or a state's load, which may
+// leave a FIFO queue with any of its messages, never lets the queue there
+// after a restart hand out a sequence number given out before: the state
+// loaded is the queue's own, so the loaded queue says it gave them out too.
+func TestTornChangesKeepSequence(t *testing.T) {
+	for name, change := range map[string]func(e *Engine, state *State) error{
+		"reset":        func(e *Engine, _ *State) error { return e.Reset() },
+		"delete queue": func(e *Engine, _ *State) error { return e.DeleteQueue(mustQueue(t, e, "q.fifo")) },
+		"load":         func(e *Engine, state *State) error { return e.Load(state) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			clk := NewManualClock(testStart)
+			var top uint64
+			var state *State
+			tornRun(t, clk, func(e *Engine) {
+				q := ffQueue(t, e, "q", AttributeUpdate{})
+				for _, body := range []string{"m1", "m2"} {
+					top = seqOf(t, ffSendOne(q, NewMessage{Body: body, GroupID: body, DeduplicationID: body}))
+				}
+				state = stateOf(t, e)
+			}, func(e *Engine) {
+				wantCode(t, change(e, state), "")
+			}, func(t *testing.T, e *Engine, what string) {
+				t.Helper()
+				q, err := e.LookupQueue("q.fifo")
+				if err != nil {
+					return // no queue there: the change went far enough
+				}
+				if n := seqOf(t, ffSendOne(q, ffMsg("g", "after"))); n <= top {
+					t.Errorf("%s: SequenceNumber %d after a restart, but %d was handed out before", what, n, top)
+				}
+			})
+		})
+	}
 }
