@@ -214,15 +214,15 @@ func setLen(key, value string) int {
 // goes on with.
 func scanCommands(br *bufio.Reader) (int64, error) {
 	var at, whole int64
-	number := func(kind byte) (int, error) { // reads "<kind>DIGITS\r\n"
-		line, err := br.ReadSlice('\n')
+	// number reads "<kind>DIGITS\r\n" as the loader does: a line of any
+	// length, its number wrapping past the int's range.
+	number := func(kind byte) (int, error) {
+		line, err := br.ReadBytes('\n')
 		at += int64(len(line))
 		switch err {
 		case nil:
 		case io.EOF:
 			return 0, io.ErrUnexpectedEOF
-		case bufio.ErrBufferFull: // longer than any number's line
-			return 0, errNotCommand
 		default:
 			return 0, err
 		}
@@ -231,7 +231,7 @@ func scanCommands(br *bufio.Reader) (int64, error) {
 		}
 		n := 0
 		for _, c := range line[1 : len(line)-2] {
-			if c < '0' || c > '9' || n > math.MaxInt32 {
+			if c < '0' || c > '9' {
 				return 0, errNotCommand
 			}
 			n = n*10 + int(c-'0')
@@ -255,7 +255,10 @@ func scanCommands(br *bufio.Reader) (int64, error) {
 		parts, err := number('*')
 		for i := 0; err == nil && i < parts; i++ {
 			var n int
-			if n, err = number('$'); err != nil {
+			if n, err = number('$'); err == nil && n < 0 {
+				err = errNotCommand // the loader panics at it
+			}
+			if err != nil {
 				break
 			}
 			if _, err = br.Discard(n); err == nil {

@@ -101,3 +101,29 @@ func TestOtherwiseWrongFileIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// A command buntdb's loader takes, though minisqs writes none like it, is
+// kept when a command cut short follows it: the file is cut where the
+// loader stopped, so that what the store holds is what a restart finds.
+func TestCutKeepsWhatTheLoaderTook(t *testing.T) {
+	padded := "*" + strings.Repeat("0", 5000) + "3\r\n$3\r\nset\r\n$1\r\nx\r\n$1\r\nv\r\n"
+	set := string(appendSet(nil, "y", "w"))
+	path, size := storeWithTail(t, []byte(padded+set[:len(set)-3]))
+	for range 2 {
+		r, err := openFileRecords(path, FsyncNever, NewManualClock(testStart))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v string
+		var ok bool
+		if err := r.view(func(tx recordTx) (err error) { v, ok, err = tx.get("x"); return err }); err != nil || !ok || v != "v" {
+			t.Errorf("the store holds x = %q (%v, %v), want v", v, ok, err)
+		}
+		if err := r.close(); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() != size+int64(len(padded)) {
+			t.Fatalf("the file is %v bytes (%v), want it cut to %d", fi.Size(), err, size+int64(len(padded)))
+		}
+	}
+}
