@@ -311,9 +311,10 @@ func tornCommand(f *os.File) (int64, bool, error) {
 		if _, err := f.ReadAt(block[:n], end-n); err != nil {
 			return 0, false, err
 		}
-		k := bytes.LastIndexFunc(block[:n], func(r rune) bool { return r != 0 })
-		if k >= 0 {
-			end -= n - int64(k) - 1
+		// Byte by byte, not by rune: the last bytes may read as a
+		// character of several bytes, which would end the cut short.
+		if k := len(bytes.TrimRight(block[:n], "\x00")); k > 0 {
+			end -= n - int64(k)
 			break
 		}
 		end -= n

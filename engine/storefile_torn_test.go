@@ -84,6 +84,7 @@ func TestOtherwiseWrongFileIsRefused(t *testing.T) {
 		"unknown command then NUL bytes": "*2\r\n$4\r\nzzzz\r\n$1\r\nx\r\n" + zeros,
 		"wrong byte then whole commands": bad + set + zeros,
 		"wrong byte at the end":          bad,
+		"a character at the end":         set[:len(set)-2] + "é",
 	} {
 		t.Run(name, func(t *testing.T) {
 			path, _ := storeWithTail(t, []byte(tail))
