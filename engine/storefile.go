@@ -130,7 +130,7 @@ func (r *fileRecords) load() error {
 		f.Close()
 		return err
 	}
-	err = db.Load(f)
+	err = loadFrom(db, f)
 	switch err {
 	case io.ErrUnexpectedEOF:
 		// The commands before the one cut short passed the loader's
@@ -192,6 +192,18 @@ func (r *fileRecords) loadTorn(f *os.File, db *buntdb.DB, invalid error) (*buntd
 	}
 	db.Close()
 	return cut, nil
+}
+
+// loadFrom runs buntdb's loader on rd. The loader panics at bytes no
+// store holds, a command's name shorter than three bytes or a negative
+// length: the file is refused then, and left as it is.
+func loadFrom(db *buntdb.DB, rd io.Reader) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("not a store's commands: buntdb's loader failed: %v", v)
+		}
+	}()
+	return db.Load(rd)
 }
 
 // setLen is the length of the command appendSet appends.

@@ -75,7 +75,7 @@ func TestZeroFilledTailIsCut(t *testing.T) {
 // A file wrong in any other way is refused, and left as it is: a command
 // that is whole but not one buntdb knows, a wrong byte with whole commands
 // after it, or a torn command with no NUL bytes after it that is not at the
-// end.
+// end; also one at which buntdb's loader panics.
 func TestOtherwiseWrongFileIsRefused(t *testing.T) {
 	set := string(appendSet(nil, "m:1:00000000000000000009", strings.Repeat("r", 300)))
 	zeros := strings.Repeat("\x00", 5000)
@@ -85,6 +85,8 @@ func TestOtherwiseWrongFileIsRefused(t *testing.T) {
 		"wrong byte then whole commands": bad + set + zeros,
 		"wrong byte at the end":          bad,
 		"a character at the end":         set[:len(set)-2] + "é",
+		"a one-byte command":             "*1\r\n$1\r\ns\r\n",
+		"a negative length":              "*2\r\n$3\r\ndel\r\n$18446744073709551615\r\nk\r\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			path, _ := storeWithTail(t, []byte(tail))
