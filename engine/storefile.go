@@ -130,7 +130,7 @@ func (r *fileRecords) load() error {
 		f.Close()
 		return err
 	}
-	err = db.Load(f)
+	err = loadFrom(db, f)
 	switch err {
 	case io.ErrUnexpectedEOF:
 		// The commands before the one cut short passed the loader's
@@ -194,6 +194,18 @@ func (r *fileRecords) loadTorn(f *os.File, db *buntdb.DB, invalid error) (*buntd
 	return cut, nil
 }
 
+// loadFrom runs buntdb's loader on rd. The loader panics at bytes no
+// store holds, a command's name shorter than three bytes or a negative
+// length: the file is refused then, and left as it is.
+func loadFrom(db *buntdb.DB, rd io.Reader) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("not a store's commands: buntdb's loader failed: %v", v)
+		}
+	}()
+	return db.Load(rd)
+}
+
 // setLen is the length of the command appendSet appends.
 func setLen(key, value string) int {
 	digits := func(n int) int {
@@ -214,15 +226,15 @@ func setLen(key, value string) int {
 // goes on with.
 func scanCommands(br *bufio.Reader) (int64, error) {
 	var at, whole int64
-	number := func(kind byte) (int, error) { // reads "<kind>DIGITS\r\n"
-		line, err := br.ReadSlice('\n')
+	// number reads "<kind>DIGITS\r\n" as the loader does: a line of any
+	// length, its number wrapping past the int's range.
+	number := func(kind byte) (int, error) {
+		line, err := br.ReadBytes('\n')
 		at += int64(len(line))
 		switch err {
 		case nil:
 		case io.EOF:
 			return 0, io.ErrUnexpectedEOF
-		case bufio.ErrBufferFull: // longer than any number's line
-			return 0, errNotCommand
 		default:
 			return 0, err
 		}
@@ -231,7 +243,7 @@ func scanCommands(br *bufio.Reader) (int64, error) {
 		}
 		n := 0
 		for _, c := range line[1 : len(line)-2] {
-			if c < '0' || c > '9' || n > math.MaxInt32 {
+			if c < '0' || c > '9' {
 				return 0, errNotCommand
 			}
 			n = n*10 + int(c-'0')
@@ -255,7 +267,10 @@ func scanCommands(br *bufio.Reader) (int64, error) {
 		parts, err := number('*')
 		for i := 0; err == nil && i < parts; i++ {
 			var n int
-			if n, err = number('$'); err != nil {
+			if n, err = number('$'); err == nil && n < 0 {
+				err = errNotCommand // the loader panics at it
+			}
+			if err != nil {
 				break
 			}
 			if _, err = br.Discard(n); err == nil {
@@ -308,9 +323,10 @@ func tornCommand(f *os.File) (int64, bool, error) {
 		if _, err := f.ReadAt(block[:n], end-n); err != nil {
 			return 0, false, err
 		}
-		k := bytes.LastIndexFunc(block[:n], func(r rune) bool { return r != 0 })
-		if k >= 0 {
-			end -= n - int64(k) - 1
+		// Byte by byte, not by rune: the last bytes may read as a
+		// character of several bytes, which would end the cut short.
+		if k := len(bytes.TrimRight(block[:n], "\x00")); k > 0 {
+			end -= n - int64(k)
 			break
 		}
 		end -= n

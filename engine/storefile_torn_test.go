@@ -75,7 +75,7 @@ func TestZeroFilledTailIsCut(t *testing.T) {
 // A file wrong in any other way is refused, and left as it is: a command
 // that is whole but not one buntdb knows, a wrong byte with whole commands
 // after it, or a torn command with no NUL bytes after it that is not at the
-// end.
+// end; also one at which buntdb's loader panics.
 func TestOtherwiseWrongFileIsRefused(t *testing.T) {
 	set := string(appendSet(nil, "m:1:00000000000000000009", strings.Repeat("r", 300)))
 	zeros := strings.Repeat("\x00", 5000)
@@ -84,6 +84,9 @@ func TestOtherwiseWrongFileIsRefused(t *testing.T) {
 		"unknown command then NUL bytes": "*2\r\n$4\r\nzzzz\r\n$1\r\nx\r\n" + zeros,
 		"wrong byte then whole commands": bad + set + zeros,
 		"wrong byte at the end":          bad,
+		"a character at the end":         set[:len(set)-2] + "é",
+		"a one-byte command":             "*1\r\n$1\r\ns\r\n",
+		"a negative length":              "*2\r\n$3\r\ndel\r\n$18446744073709551615\r\nk\r\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			path, _ := storeWithTail(t, []byte(tail))
@@ -99,5 +102,31 @@ func TestOtherwiseWrongFileIsRefused(t *testing.T) {
 				t.Fatalf("the refused file changed (%v)", err)
 			}
 		})
+	}
+}
+
+// A command buntdb's loader takes, though minisqs writes none like it, is
+// kept when a command cut short follows it: the file is cut where the
+// loader stopped, so that what the store holds is what a restart finds.
+func TestCutKeepsWhatTheLoaderTook(t *testing.T) {
+	padded := "*" + strings.Repeat("0", 5000) + "3\r\n$3\r\nset\r\n$1\r\nx\r\n$1\r\nv\r\n"
+	set := string(appendSet(nil, "y", "w"))
+	path, size := storeWithTail(t, []byte(padded+set[:len(set)-3]))
+	for range 2 {
+		r, err := openFileRecords(path, FsyncNever, NewManualClock(testStart))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v string
+		var ok bool
+		if err := r.view(func(tx recordTx) (err error) { v, ok, err = tx.get("x"); return err }); err != nil || !ok || v != "v" {
+			t.Errorf("the store holds x = %q (%v, %v), want v", v, ok, err)
+		}
+		if err := r.close(); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() != size+int64(len(padded)) {
+			t.Fatalf("the file is %v bytes (%v), want it cut to %d", fi.Size(), err, size+int64(len(padded)))
+		}
 	}
 }
