@@ -137,10 +137,10 @@ func (r *fileRecords) load() error {
 		// checks, which are the scan's: it stops where the loader did.
 		var n int64
 		switch n, err = scanCommands(bufio.NewReader(io.NewSectionReader(f, 0, math.MaxInt64))); err {
-		case io.ErrUnexpectedEOF, errNotCommand:
+		case io.ErrUnexpectedEOF:
 			err = f.Truncate(n)
-		case nil: // the scan finds no end the loader found: refused, as it was
-			err = io.ErrUnexpectedEOF
+		case nil, errNotCommand: // the two disagree: refused, unchanged
+			err = errors.Join(io.ErrUnexpectedEOF, err)
 		}
 	case buntdb.ErrInvalid:
 		db, err = r.loadTorn(f, db, err)
