@@ -36,8 +36,8 @@ func TestAdoptIntoDeletedQueueKeepsMessages(t *testing.T) {
 			src.removeLocked(m)
 			src.mu.Unlock()
 			wantCode(t, e.DeleteQueue(dlq), "")
-			if n := dlq.adopt(src, []*message{m}, how); n != 0 {
-				t.Errorf("a deleted queue adopted %d messages", n)
+			if n, err := dlq.adopt(src, []*message{m}, how); n != 0 || CodeOf(err) != ErrQueueDoesNotExist {
+				t.Errorf("a deleted queue adopted %d messages (%v)", n, err)
 			}
 
 			wantCounts(t, src, Counts{Visible: 1})

@@ -30,14 +30,14 @@ const (
 // keep the deletes alone and lose the messages; in two, a kill leaves a
 // message in both queues at worst, as does a failure of the second write.
 // When the store cannot record the first, or q has been deleted, src gets
-// them back as they were. A purge or deletion of src meanwhile leaves them
-// be: they had left it already.
-func (q *Queue) adopt(src *Queue, moved []*message, how arrival) int {
+// them back as they were, and the error says why. A purge or deletion of
+// src meanwhile leaves them be: they had left it already.
+func (q *Queue) adopt(src *Queue, moved []*message, how arrival) (int, error) {
 	n, err := q.adoptOnce(src, moved, how)
 	if err != nil {
 		src.giveBack(moved)
 	}
-	return n
+	return n, err
 }
 
 func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error) {

@@ -365,7 +365,9 @@ func (e *Engine) finishTask(t *moveTask, status, reason string) {
 
 // moveMessages takes up to n visible messages from src, in delivery order,
 // and adopts each into its destination. It stops at a message that has
-// nowhere to go, which fails the task with the returned reason.
+// nowhere to go, which fails the task with the returned reason, as does a
+// destination that cannot take them: deleted meanwhile, or its store
+// refusing the write; those messages stay in src.
 func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, string) {
 	if n <= 0 {
 		return 0, ""
@@ -409,7 +411,19 @@ func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, st
 	src.mu.Unlock()
 	moved := 0
 	for _, b := range batches {
-		moved += b.to.adopt(src, b.msgs, redriven)
+		n, err := b.to.adopt(src, b.msgs, redriven)
+		moved += n
+		if err != nil && reason == "" {
+			reason = moveFailure(err)
+		}
 	}
 	return moved, reason
+}
+
+// moveFailure is a task's FailureReason for a destination's error.
+func moveFailure(err error) string {
+	if CodeOf(err) == ErrQueueDoesNotExist {
+		return "AWS.SimpleQueueService.NonExistentQueue"
+	}
+	return string(CodeOf(err))
 }

@@ -11,11 +11,13 @@ package engine
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -1016,4 +1018,33 @@ func TestMoveTaskOldHandleAcrossRestart(t *testing.T) {
 		t.Fatalf("cancel by the stored handle: %d, %v", moved, err)
 	}
 	mtWantTask(t, mtAwaitDone(t, e, dlq.Arn(), old), TaskCancelled, 1, 3)
+}
+
+// A move task whose destination's store refuses the write fails, and the
+// messages stay in the dead-letter queue, as they were.
+func TestMoveTaskFailsWhenStoreRefuses(t *testing.T) {
+	var armed atomic.Bool
+	var writes atomic.Int32
+	e, clk := newTestEngine(t, Options{FailWrites: func() error {
+		// The task's own record is written first; every write after it
+		// fails.
+		if armed.Load() && writes.Add(1) > 1 {
+			return errors.New("disk full")
+		}
+		return nil
+	}})
+	dlq := mustCreate(t, e, "dlq", AttributeUpdate{}, nil)
+	src := mtSource(t, e, "src", dlq, AttributeUpdate{})
+	sendBodies(t, src, "stuck")
+	mtDeadLetter(t, clk, src)
+
+	armed.Store(true)
+	h := mtStart(t, e, dlq.Arn(), "", nil)
+	task := mtAwaitDone(t, e, dlq.Arn(), h)
+	armed.Store(false)
+	if task.Status != TaskFailed || task.FailureReason != string(ErrInternal) || task.Moved != 0 {
+		t.Fatalf("task %+v, want FAILED for %s with nothing moved", task, ErrInternal)
+	}
+	wantCounts(t, src, Counts{})
+	recvOne(t, dlq, ReceiveOptions{}, "stuck")
 }

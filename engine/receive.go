@@ -176,7 +176,9 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *
 	}
 	q.mu.Unlock()
 	if len(dead) > 0 {
-		dlq.adopt(q, dead, deadLettered)
+		// Messages the dead-letter queue could not take stay here, as
+		// they were, and the next receive tries again.
+		_, _ = dlq.adopt(q, dead, deadLettered)
 	}
 	return out, w, err
 }
