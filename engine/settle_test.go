@@ -9,7 +9,7 @@ import (
 
 func TestOffsetClock(t *testing.T) {
 	c := NewOffsetClock()
-	if d := c.Now().Sub(time.Now()); d < -time.Second || d > time.Second {
+	if d := time.Until(c.Now()); d < -time.Second || d > time.Second {
 		t.Fatalf("a new offset clock is %v from the wall clock", d)
 	}
 	soon, _ := c.After(30 * time.Minute)
@@ -20,7 +20,7 @@ func TestOffsetClock(t *testing.T) {
 	if c.Offset() != time.Hour {
 		t.Fatalf("Offset = %v, want 1h", c.Offset())
 	}
-	if d := c.Now().Sub(time.Now()); d < time.Hour-time.Second || d > time.Hour+time.Second {
+	if d := time.Until(c.Now()); d < time.Hour-time.Second || d > time.Hour+time.Second {
 		t.Fatalf("after Advance(1h) the clock is %v ahead of the wall clock", d)
 	}
 	select {
