@@ -556,4 +556,14 @@ func TestJSONFastDecoderSharesEqualAttributes(t *testing.T) {
 	if len(e[7].sent.attrs) != 3 || same(e[6].sent.attrs, e[7].sent.attrs) {
 		t.Errorf("entry 7: %v", e[7].sent.attrs)
 	}
+	// An empty BinaryValue and none are the same to the engine, but not
+	// to encoding/json, which the decoder reads as: neither entry takes
+	// the other's list.
+	for _, bins := range [][2]string{{`,"BinaryValue":""`, ``}, {``, `,"BinaryValue":""`}} {
+		body := `{"Entries":[{"Id":"0","MessageBody":"x","MessageAttributes":{"a":{"DataType":"String","StringValue":"v"` + bins[0] + `}}},` +
+			`{"Id":"1","MessageBody":"x","MessageAttributes":{"a":{"DataType":"String","StringValue":"v"` + bins[1] + `}}}],"QueueUrl":"q"}`
+		if !compareJSONDecoders(t, "SendMessageBatch", body) {
+			t.Errorf("the fast decoder left %s", body)
+		}
+	}
 }
