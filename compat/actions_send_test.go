@@ -427,6 +427,61 @@ func TestSendMessageBatch(t *testing.T) {
 				}
 			}
 		}},
+		{name: "entries repeating the last entry's attributes", run: func(e *env) {
+			// SDKs spell equal attributes the same for each entry, and the
+			// JSON decoder reads such a spelling once: each entry still gets
+			// its own answer, an invalid list failing each entry that
+			// repeats it, and the list after it read again.
+			url := e.createQueue("repeated-attrs", nil)
+			a := map[string]msgAttr{"kind": strAttr("String", "order ✓"), "n": strAttr("Number", "1"), "bin": binAttr("Binary", []byte{0, 0xff})}
+			b := map[string]msgAttr{"kind": strAttr("String", "other")}
+			bad := map[string]msgAttr{"n": strAttr("Number", "not a number")}
+			badSys := map[string]msgAttr{"AWSTraceHeader": strAttr("Number", "1")}
+			cases := []struct {
+				id         string
+				attrs, sys map[string]msgAttr
+				fail       bool
+			}{
+				{"a1", a, traceHeader(trace), false}, {"a2", a, traceHeader(trace), false},
+				{"bad1", bad, nil, true}, {"bad2", bad, nil, true}, {"a3", a, nil, false},
+				{"b1", b, badSys, true}, {"b2", b, badSys, true}, {"b3", b, traceHeader(trace), false},
+				{"none", nil, nil, false}, {"a4", a, traceHeader(trace), false},
+			}
+			var entries []sendIn
+			wantAttrs := map[string]map[string]msgAttr{}
+			var wantOK []string
+			wantFailed := map[string]string{}
+			for _, c := range cases {
+				entries = append(entries, sendIn{ID: c.id, Body: "body " + c.id, Attrs: c.attrs, SysAttrs: c.sys})
+				if c.fail {
+					wantFailed[c.id] = e.code("InvalidParameterValue")
+					continue
+				}
+				wantOK = append(wantOK, c.id)
+				wantAttrs[c.id] = c.attrs
+			}
+			ok, failed, err := e.c.SendMessageBatch(url, entries)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			var okIDs []string
+			byID := map[string]string{}
+			for _, s := range ok {
+				okIDs = append(okIDs, s.ID)
+				byID[s.MessageID] = s.ID
+				if want := refMD5OfAttributes(wantAttrs[s.ID]); s.MD5Attrs != want {
+					e.t.Fatalf("entry %s: MD5OfMessageAttributes %q, want %q", s.ID, s.MD5Attrs, want)
+				}
+			}
+			wantBatch(e.t, okIDs, failed, wantOK, wantFailed)
+			got := e.receive(url, receiveIn{Max: ptr(10), MsgAttrNames: []string{"All"}})
+			if len(got) != len(wantOK) {
+				e.t.Fatalf("received %d messages, want %d", len(got), len(wantOK))
+			}
+			for _, m := range got {
+				sameAttrs(e.t, m.MsgAttrs, wantAttrs[byID[m.MessageID]])
+			}
+		}},
 		{name: "whole-batch errors", run: func(e *env) {
 			url := e.createQueue("batches", nil)
 			send := func(entries ...sendIn) error {

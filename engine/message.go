@@ -20,8 +20,10 @@ func (a MessageAttribute) IsBinary() bool {
 }
 
 // SameAttributes reports whether a and b hold the same attributes in the
-// same order. The lists of a batch's messages are often one list, which
-// is the same without a look at its attributes.
+// same order, an empty binary value differing from none, so that a caller
+// may put either list in place of the other. The lists of a batch's
+// messages are often one list, which is the same without a look at its
+// attributes.
 func SameAttributes(a, b []MessageAttribute) bool {
 	if len(a) != len(b) {
 		return false
@@ -31,7 +33,7 @@ func SameAttributes(a, b []MessageAttribute) bool {
 	}
 	for i := range a {
 		x, y := &a[i], &b[i]
-		if x.Name != y.Name || x.DataType != y.DataType || x.StringValue != y.StringValue || !bytes.Equal(x.BinaryValue, y.BinaryValue) {
+		if x.Name != y.Name || x.DataType != y.DataType || x.StringValue != y.StringValue || !bytes.Equal(x.BinaryValue, y.BinaryValue) || (x.BinaryValue == nil) != (y.BinaryValue == nil) {
 			return false
 		}
 	}

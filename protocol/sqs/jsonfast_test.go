@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"regexp"
 	"slices"
@@ -555,5 +556,61 @@ func TestJSONFastDecoderSharesEqualAttributes(t *testing.T) {
 	// Spelled as the last but for its end.
 	if len(e[7].sent.attrs) != 3 || same(e[6].sent.attrs, e[7].sent.attrs) {
 		t.Errorf("entry 7: %v", e[7].sent.attrs)
+	}
+	// An empty BinaryValue and none are the same to the engine, but not
+	// to encoding/json, which the decoder reads as: neither entry takes
+	// the other's list.
+	for _, bins := range [][2]string{{`,"BinaryValue":""`, ``}, {``, `,"BinaryValue":""`}} {
+		body := `{"Entries":[{"Id":"0","MessageBody":"x","MessageAttributes":{"a":{"DataType":"String","StringValue":"v"` + bins[0] + `}}},` +
+			`{"Id":"1","MessageBody":"x","MessageAttributes":{"a":{"DataType":"String","StringValue":"v"` + bins[1] + `}}}],"QueueUrl":"q"}`
+		if !compareJSONDecoders(t, "SendMessageBatch", body) {
+			t.Errorf("the fast decoder left %s", body)
+		}
+	}
+}
+
+// Batches whose entries often repeat the last entry's attributes, spelled
+// the same or read anew, among bodies and values that need escapes, are
+// read as encoding/json reads them, and only printable ASCII bodies are
+// marked plain: the sharing and the marks are where the fuzzer's mutations
+// seldom lead.
+func TestJSONFastDecoderRepeatedAttributes(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	values := []string{`"x"`, `"é"`, `"a\"b"`, `"\u0041"`, `"\u0001"`, `""`, `null`, `"` + strings.Repeat("p", 40) + `"`, "\"\x7f\"", `"\ud83d\ude00"`, `"AAAA"`}
+	attrs := func() string {
+		if r.IntN(6) == 0 {
+			return "null"
+		}
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range r.IntN(3) {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `"%c":{"DataType":"String","StringValue":%s`, 'a'+r.IntN(3), values[r.IntN(len(values))])
+			if r.IntN(3) == 0 {
+				b.WriteString(`,"BinaryValue":` + []string{`""`, `null`, `"AAAA"`}[r.IntN(3)])
+			}
+			b.WriteString("}")
+		}
+		b.WriteString("}")
+		return b.String()
+	}
+	for range 5000 {
+		var entries []string
+		a, sys := attrs(), attrs()
+		for i := range 1 + r.IntN(4) {
+			if r.IntN(2) == 0 {
+				a = attrs()
+			}
+			if r.IntN(2) == 0 {
+				sys = attrs()
+			}
+			members := []string{fmt.Sprintf(`"Id":"%d"`, i), `"MessageBody":` + values[r.IntN(len(values))], `"MessageAttributes":` + a, `"MessageSystemAttributes":` + sys}
+			r.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+			entries = append(entries, "{"+strings.Join(members, ",")+"}")
+		}
+		compareJSONDecoders(t, "SendMessageBatch", `{"QueueUrl":"q","Entries":[`+strings.Join(entries, ",")+`]}`)
+		compareJSONDecoders(t, "SendMessage", `{"QueueUrl":"q","MessageBody":`+values[r.IntN(len(values))]+`,"MessageAttributes":`+attrs()+`}`)
 	}
 }
