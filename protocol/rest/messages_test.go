@@ -253,7 +253,10 @@ func TestLongPoll(t *testing.T) {
 	}
 	// Answers empty when the wait ends.
 	wait = async(func() []received { return v.receive("q", msg{"waitSeconds": 5}) })
-	waitForWaiters(t, v.clock, 2)
+	// The sweeper's timer, the queue's for the end of "wake"'s lease, which
+	// a waiting poll sets, and the poll's own: the clock moves only once the
+	// poll's is there, or the poll would wait from the time after the move.
+	waitForWaiters(t, v.clock, 3)
 	v.clock.Advance(5 * time.Second)
 	if got := wait(t); len(got) != 0 {
 		t.Fatalf("empty long poll: %+v", got)
