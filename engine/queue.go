@@ -514,7 +514,7 @@ func (q *Queue) loadMessages(now int64) error {
 		if err != nil {
 			return err
 		}
-		// There are at most most records: every message's expiry gets
+		// There are at most `most` records: every message's expiry gets
 		// room at once, rather than room grown, and copied, many times
 		// over.
 		most := 0

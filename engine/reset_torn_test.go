@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -12,43 +10,28 @@ import (
 // of its commands the store keeps: the clock's offset, the receipt-handle
 // key, the last queue number and the format record.
 func TestTornResetKeepsKeptRecords(t *testing.T) {
-	clk := NewManualClock(testStart)
-	path := filepath.Join(t.TempDir(), "db")
-	recording := false
-	hook, starts := txStarts(path, &recording)
-	e, err := Open(Options{Path: path, Clock: clk, Fsync: FsyncNever, FailWrites: hook})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.saveOffset(5 * time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	sendBodies(t, mustCreate(t, e, "q", AttributeUpdate{}, nil), "m")
 	kept := map[string]string{}
-	err = e.store.view(func(tx recordTx) error {
-		for _, k := range keptKeys {
-			v, ok, err := tx.get(k)
-			if !ok || err != nil {
-				t.Fatalf("no record %s before the reset: %v", k, err)
-			}
-			kept[k] = v
+	tornRun(t, NewManualClock(testStart), func(e *Engine) {
+		if err := e.saveOffset(5 * time.Hour); err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	recording = true
-	wantCode(t, e.Reset(), "")
-	recording = false
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	after, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	outcomes := checkTorn(t, clk, after, *starts, func(t *testing.T, e *Engine, what string) {
+		sendBodies(t, mustCreate(t, e, "q", AttributeUpdate{}, nil), "m")
+		err := e.store.view(func(tx recordTx) error {
+			for _, k := range keptKeys {
+				v, ok, err := tx.get(k)
+				if !ok || err != nil {
+					t.Fatalf("no record %s before the reset: %v", k, err)
+				}
+				kept[k] = v
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}, func(e *Engine) {
+		wantCode(t, e.Reset(), "")
+	}, func(t *testing.T, e *Engine, what string) {
 		t.Helper()
 		err := e.store.view(func(tx recordTx) error {
 			for k, want := range kept {
@@ -62,9 +45,6 @@ func TestTornResetKeepsKeptRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if outcomes < 4 {
-		t.Fatalf("the reset wrote %d outcomes", outcomes)
-	}
 }
 
 // A kill while a state loads never leaves messages of its queues for a

@@ -136,7 +136,7 @@ func (r *fileRecords) load() error {
 		// The commands before the one cut short passed the loader's
 		// checks, which are the scan's: it stops where the loader did.
 		var n int64
-		switch n, err = scanCommands(bufio.NewReader(io.NewSectionReader(f, 0, math.MaxInt64))); err {
+		switch n, err = scanFile(f); err {
 		case io.ErrUnexpectedEOF:
 			err = f.Truncate(n)
 		case nil, errNotCommand: // the two disagree: refused, unchanged
@@ -182,7 +182,7 @@ func (r *fileRecords) loadTorn(f *os.File, db *buntdb.DB, invalid error) (*buntd
 	if err != nil {
 		return db, err
 	}
-	if err := cut.Load(bufio.NewReader(io.NewSectionReader(f, 0, whole))); err != nil {
+	if err := loadFrom(cut, bufio.NewReader(io.NewSectionReader(f, 0, whole))); err != nil {
 		cut.Close()
 		return db, errors.Join(invalid, err)
 	}
@@ -292,6 +292,11 @@ func scanCommands(br *bufio.Reader) (int64, error) {
 	}
 }
 
+// scanFile is scanCommands over the whole of f, wherever its offset is.
+func scanFile(f *os.File) (int64, error) {
+	return scanCommands(bufio.NewReader(io.NewSectionReader(f, 0, math.MaxInt64)))
+}
+
 // errNotCommand is what scanCommands says of bytes that are not a command.
 var errNotCommand = errors.New("not a store command")
 
@@ -307,7 +312,7 @@ const maxTornCommand = 4 << 20
 // blocks did not all reach the disk, on file systems that grow the file
 // first. It returns the length of the file's whole commands then.
 func tornCommand(f *os.File) (int64, bool, error) {
-	whole, err := scanCommands(bufio.NewReader(io.NewSectionReader(f, 0, math.MaxInt64)))
+	whole, err := scanFile(f)
 	if err != errNotCommand {
 		return 0, false, err
 	}
@@ -443,28 +448,8 @@ func closed(c <-chan struct{}) bool {
 	}
 }
 
-var (
-	errShrinking = errors.New("the store's file is being rewritten")
-	errClosing   = errors.New("the store is closing")
-)
-
-// shrink rewrites the file now, unless a rewrite is under way. A write
-// that leaves the file twice its length after the last rewrite, and past
-// shrinkMinSize, starts one, where buntdb checked once a second.
-func (r *fileRecords) shrink() error {
-	var start int64
-	err := r.db.Update(func(*buntdb.Tx) error {
-		if r.shrinking {
-			return errShrinking
-		}
-		r.shrinking, start = true, r.size
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return r.rewrite(start)
-}
+// errClosing is what a rewrite the store's close cut short returns.
+var errClosing = errors.New("the store is closing")
 
 // rewrite rewrites the file, whose length was start when the rewrite
 // began, as one set command for each record, in key order, as buntdb's

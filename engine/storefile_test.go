@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -518,4 +519,21 @@ func TestFailedRewriteWaits(t *testing.T) {
 	if fi.Size() < shrinkMinSize {
 		t.Fatalf("the file is %d bytes: a write right after a failed rewrite tried again", fi.Size())
 	}
+}
+
+// shrink rewrites r's file now, as a write past the threshold would,
+// unless a rewrite is under way.
+func (r *fileRecords) shrink() error {
+	var start int64
+	err := r.db.Update(func(*buntdb.Tx) error {
+		if r.shrinking {
+			return errors.New("the store's file is being rewritten")
+		}
+		r.shrinking, start = true, r.size
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return r.rewrite(start)
 }
