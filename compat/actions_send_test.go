@@ -403,11 +403,8 @@ func TestSendMessageBatch(t *testing.T) {
 			if err != nil {
 				e.t.Fatal(err)
 			}
-			var okIDs []string
-			byID := map[string]string{}
+			okIDs, byID := sentEntries(ok)
 			for _, s := range ok {
-				okIDs = append(okIDs, s.ID)
-				byID[s.MessageID] = s.ID
 				if !e.is("rest") && s.MD5Body != refMD5(good[s.ID]) {
 					e.t.Fatalf("entry %s: MD5OfMessageBody %s, want %s", s.ID, s.MD5Body, refMD5(good[s.ID]))
 				}
@@ -464,11 +461,8 @@ func TestSendMessageBatch(t *testing.T) {
 			if err != nil {
 				e.t.Fatal(err)
 			}
-			var okIDs []string
-			byID := map[string]string{}
+			okIDs, byID := sentEntries(ok)
 			for _, s := range ok {
-				okIDs = append(okIDs, s.ID)
-				byID[s.MessageID] = s.ID
 				if want := refMD5OfAttributes(wantAttrs[s.ID]); s.MD5Attrs != want {
 					e.t.Fatalf("entry %s: MD5OfMessageAttributes %q, want %q", s.ID, s.MD5Attrs, want)
 				}
@@ -520,4 +514,15 @@ func TestSendMessageBatch(t *testing.T) {
 			e.wantErr(err, nonExistentQueue, 400)
 		}},
 	})
+}
+
+// sentEntries lists the ids of a batch's sent entries, and maps each
+// message id to its entry's id.
+func sentEntries(ok []sendOut) (ids []string, byMessageID map[string]string) {
+	byMessageID = map[string]string{}
+	for _, s := range ok {
+		ids = append(ids, s.ID)
+		byMessageID[s.MessageID] = s.ID
+	}
+	return ids, byMessageID
 }
