@@ -122,7 +122,7 @@ type message struct {
 	sentAt    int64 // unix nanoseconds, like every instant below
 	visibleAt int64
 	expireAt  int64
-	recv      *receipt      // nil until its first receive
+	recv      *receipt      // nil while it has never been received
 	group     *group        // its message group, if it has one
 	link      link[message] // place in the queue's or its group's ready list
 }
@@ -132,8 +132,8 @@ func (m *message) links() *link[message] { return &m.link }
 // record returns m's record.
 func (m *message) record() string { return unsafe.String(m.recData, m.recLen) }
 
-// setRecord makes rec m's record. A record holds one message, which its
-// queue's size limit keeps far below 4 GiB.
+// setRecord makes rec m's record. A record holds one message, megabytes at
+// most, far below the 4 GiB that recLen cannot tell.
 func (m *message) setRecord(rec string) {
 	if uint64(len(rec)) > math.MaxUint32 {
 		panic("engine: a message record of 4 GiB or more")
