@@ -139,10 +139,10 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *
 			}
 			break
 		}
-		token, err := q.e.handles.newToken(q.e.opts.Random, q.uuid, m.seq)
-		if err != nil {
-			q.mu.Unlock()
-			return nil, nil, ErrInternalFailure("receipt token: " + err.Error())
+		token, terr := q.e.handles.newToken(q.e.opts.Random, q.uuid, m.seq)
+		if terr != nil {
+			err = ErrInternalFailure("receipt token: " + terr.Error())
+			break
 		}
 		undo[len(picked)] = leaseOf(m)
 		q.unstateLocked(m)
@@ -160,18 +160,20 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *
 		}
 		picked = append(picked, m)
 	}
-	if len(picked) > 0 {
+	if err == nil && len(picked) > 0 {
 		out, err = q.loadDeliveries(picked)
-		if err != nil {
-			// The store kept none of the leases: the messages are as they were.
-			for i := len(picked) - 1; i >= 0; i-- {
-				if !picked[i].gone {
-					q.restoreLeaseLocked(picked[i], undo[i])
-				}
-			}
-		} else {
+		if err == nil {
 			q.stats.received += int64(len(out))
 			q.recordAttemptLocked(opts.AttemptID, picked, now)
+		}
+	}
+	if err != nil {
+		// The store kept none of the leases, or was not asked to: the
+		// messages are as they were.
+		for i := len(picked) - 1; i >= 0; i-- {
+			if !picked[i].gone {
+				q.restoreLeaseLocked(picked[i], undo[i])
+			}
 		}
 	}
 	if len(out) == 0 && err == nil && wait {
