@@ -122,9 +122,11 @@ type message struct {
 	sentAt    int64 // unix nanoseconds, like every instant below
 	visibleAt int64
 	expireAt  int64
-	recv      *receipt      // nil while it has never been received
-	group     *group        // its message group, if it has one
-	link      link[message] // place in the queue's or its group's ready list
+	// recv is nil until m's first receive, unless m came with a receive
+	// count: dead-lettered, or from a state fixture or a stored record.
+	recv  *receipt
+	group *group        // its message group, if it has one
+	link  link[message] // place in the queue's or its group's ready list
 }
 
 func (m *message) links() *link[message] { return &m.link }

@@ -302,15 +302,15 @@ func (s *store) putMessageTx(tx recordTx, key string, m *message) error {
 	return tx.set(key, m.record())
 }
 
-// putStateTx records a message's state, when there is a restart to
-// survive, by rewriting its record with m's state at its end. It returns
-// the new record, which m takes once the transaction is done, or its record as it
+// putStateTx records a message's state, when there is a restart to survive,
+// by rewriting its record with m's state at its end. It returns the new
+// record, which m takes once the transaction is done, or m's record as it
 // is in memory. The record and its key share one allocation: the store
-// keeps both for as long as the record lives. A record of a store of
-// format 1 or 2 is rewritten in format 3's form; its state record, which
-// the new record overrides, stays until the message goes: a kill can cut
-// a transaction's write short, leaving any of its commands, and a delete
-// of the state record without the rewrite would lose the message.
+// keeps both for as long as the record lives. A record of a store of format
+// 1 or 2 is rewritten in format 3's form; its state record, which the new
+// record overrides, stays until the message goes: a kill can cut a
+// transaction's write short, leaving any of its commands, and a delete of
+// the state record without the rewrite would lose the message.
 func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]byte) (string, error) {
 	if !s.durable {
 		return m.record(), nil
