@@ -59,21 +59,21 @@ func TestTokensCheck(t *testing.T) {
 	}
 	qid := [16]byte{1, 2, 3}
 	const seq = 42
-	m := &message{seq: seq}
-	if err := h.newToken(strings.NewReader("noncenon"), qid, m); err != nil {
+	token, err := h.newToken(strings.NewReader("noncenon"), qid, seq)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !h.valid(qid, seq, m.token) {
+	if !h.valid(qid, seq, token) {
 		t.Fatal("a token just issued does not check")
 	}
 	for i := range tokenLen {
-		forged := m.token
+		forged := token
 		forged[i] ^= 1
 		if h.valid(qid, seq, forged) {
 			t.Fatalf("a token with byte %d changed checks", i)
 		}
 	}
-	if h.valid(qid, seq+1, m.token) || h.valid([16]byte{9}, seq, m.token) {
+	if h.valid(qid, seq+1, token) || h.valid([16]byte{9}, seq, token) {
 		t.Fatal("a token checks for another message")
 	}
 }

@@ -57,12 +57,12 @@ func checkStoreAgrees(t *testing.T, e *Engine) {
 		q.mu.Lock()
 		var bytes int64
 		for _, m := range q.msgs.ordered() {
-			bytes += int64(len(m.rec))
+			bytes += int64(len(m.record()))
 			k := messageKey(q.keyspace, m.seq)
 			if v, ok := recs[k]; !ok {
 				t.Errorf("queue %s, message %d: no record in the store", q.name, m.seq)
-			} else if v != m.rec {
-				t.Errorf("queue %s, message %d: the store's record %q is not the index's %q", q.name, m.seq, v, m.rec)
+			} else if v != m.record() {
+				t.Errorf("queue %s, message %d: the store's record %q is not the index's %q", q.name, m.seq, v, m.record())
 			}
 			delete(recs, k)
 			// A state record may stay beside a record rewritten in
@@ -96,7 +96,7 @@ func toFormat2(t *testing.T, e *Engine, all bool) {
 				t.Fatal(err)
 			}
 			v1 := appendMessageV1(nil, &rec)
-			sent := m.receiveCount == 0 && (m.state == stateReady && m.visibleAt == 0 || m.state == stateDelayed)
+			sent := m.recv == nil && (m.state == stateReady && m.visibleAt == 0 || m.state == stateDelayed)
 			if !all {
 				// Format 2 wrote the state a message was sent in at the end of
 				// its record, and a state record at its first change.
@@ -412,7 +412,7 @@ func TestFormat3RecordNearMisses(t *testing.T) {
 	sent := testStart.UnixNano()
 	states := []message{
 		{sentAt: sent, expireAt: sent + 1},
-		{sentAt: sent, state: stateInFlight, visibleAt: sent + 2, expireAt: sent + 3, receivedAt: sent + 4, firstReceiveAt: sent + 5, receiveCount: 1<<31 - 1, token: [tokenLen]byte{tokenLen - 1: 1}},
+		{sentAt: sent, state: stateInFlight, visibleAt: sent + 2, expireAt: sent + 3, recv: &receipt{receivedAt: sent + 4, firstReceiveAt: sent + 5, receiveCount: 1<<31 - 1, token: [tokenLen]byte{tokenLen - 1: 1}}},
 		{sentAt: -1, state: stateDelayed, visibleAt: -2, expireAt: 1<<63 - 1},
 	}
 	n := 0
@@ -458,23 +458,23 @@ func checkRecordForms(t *testing.T, rec *Message, state message) {
 	t.Helper()
 	for _, durable := range []bool{true, false} {
 		m := state
-		m.rec = string(appendRecordState(appendMessage(nil, rec), &m, durable))
+		m.setRecord(string(appendRecordState(appendMessage(nil, rec), &m, durable)))
 		back, err := decodeMessage(&m)
 		if err != nil || !reflect.DeepEqual(back, *rec) {
 			t.Fatalf("durable %v: read back as\n %+v, %v\nwant %+v", durable, back, err, *rec)
 		}
 		var got message
-		group, has, current, err := decodeIndex(m.rec, &got)
+		group, has, current, err := decodeIndex(m.record(), &got)
 		if err != nil || group != rec.GroupID || has != durable || current != durable {
 			t.Fatalf("durable %v: decodeIndex: group %q, has %v, current %v, %v", durable, group, has, current, err)
 		}
 		if durable {
-			got.rec = m.rec
-			if got != m {
-				t.Fatalf("state read back as\n %+v\nwant %+v", got, m)
+			got.setRecord(m.record())
+			if !sameEntry(got, m) {
+				t.Fatalf("state read back as\n %+v, %+v\nwant %+v, %+v", got, got.receipt(), m, m.receipt())
 			}
 		}
-		if !recordHasID(m.rec, rec.ID) || recordHasID(m.rec, rec.ID+"0") {
+		if !recordHasID(m.record(), rec.ID) || recordHasID(m.record(), rec.ID+"0") {
 			t.Fatalf("recordHasID does not tell %q", rec.ID)
 		}
 		// A receive renders a batch of such records into one text.
@@ -499,11 +499,12 @@ func checkRecordForms(t *testing.T, rec *Message, state message) {
 			}
 		}
 	}
-	v1 := &message{rec: string(appendMessageV1(nil, rec))}
+	v1 := new(message)
+	v1.setRecord(string(appendMessageV1(nil, rec)))
 	if back, err := decodeMessage(v1); err != nil || !reflect.DeepEqual(back, *rec) {
 		t.Fatalf("version 1: read back as\n %+v, %v\nwant %+v", back, err, *rec)
 	}
-	if !recordHasID(v1.rec, rec.ID) {
+	if !recordHasID(v1.record(), rec.ID) {
 		t.Fatalf("recordHasID does not find %q in a version 1 record", rec.ID)
 	}
 }
@@ -836,8 +837,8 @@ func TestFormat3ReceiveAroundUnreadableRecord(t *testing.T) {
 		q.mu.Lock()
 		for i, m := range q.msgs.ordered() {
 			if i == 1 || i == 4 {
-				q.stats.storedBytes -= int64(len(m.rec) - 3)
-				m.rec = "\x02\x00\xff" // a raw id cut short
+				q.stats.storedBytes -= int64(len(m.record()) - 3)
+				m.setRecord("\x02\x00\xff") // a raw id cut short
 			}
 		}
 		q.mu.Unlock()

@@ -133,16 +133,20 @@ func (h *handleSigner) mac(t *tokenMAC) [macLen]byte {
 	return [macLen]byte(t.out[:macLen])
 }
 
-// newToken gives m a fresh delivery token in queue qid.
-func (h *handleSigner) newToken(random io.Reader, qid [16]byte, m *message) error {
-	if _, err := io.ReadFull(random, m.token[:nonceLen]); err != nil {
-		return err
+// newToken returns a fresh delivery token for message seq of queue qid.
+// The nonce is read into the lent scratch, not into token, which a read
+// through an io.Reader would move to the heap.
+func (h *handleSigner) newToken(random io.Reader, qid [16]byte, seq uint64) (token [tokenLen]byte, err error) {
+	t := h.scratch(qid, seq, nil)
+	defer h.done(t)
+	nonce := t.in[len(t.in)-nonceLen:]
+	if _, err := io.ReadFull(random, nonce); err != nil {
+		return token, err
 	}
-	t := h.scratch(qid, m.seq, m.token[:nonceLen])
 	mac := h.mac(t)
-	h.done(t)
-	copy(m.token[nonceLen:], mac[:])
-	return nil
+	copy(token[:nonceLen], nonce)
+	copy(token[nonceLen:], mac[:])
+	return token, nil
 }
 
 // valid reports whether token was issued for message seq of queue qid.

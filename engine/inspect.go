@@ -161,7 +161,7 @@ func (q *Queue) DeleteMessage(id string) error {
 // the given id.
 func (q *Queue) findMessageLocked(id string) *message {
 	for _, m := range q.msgs.ordered() {
-		if recordHasID(m.rec, id) {
+		if recordHasID(m.record(), id) {
 			return m
 		}
 	}

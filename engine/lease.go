@@ -66,7 +66,11 @@ func (q *Queue) leaseLocked(h string, staleReason Reason) (*message, error) {
 	// nor has one dead-lettered, which keeps its receive count with an
 	// empty token, which is never issued, until its next receive.
 	m := q.msgs.get(seq)
-	current := qid == q.uuid && m != nil && m.receiveCount > 0 && m.token == token && token != [tokenLen]byte{}
+	var r *receipt
+	if m != nil {
+		r = m.recv
+	}
+	current := qid == q.uuid && r != nil && r.receiveCount > 0 && r.token == token && token != [tokenLen]byte{}
 	// The current delivery's token is one this engine issued; any other
 	// token's MAC tells a stale handle from one never issued.
 	if !current && !q.e.handles.valid(qid, seq, token) {
@@ -119,7 +123,7 @@ func (q *Queue) ChangeVisibility(changes []VisibilityChange) []error {
 			continue
 		}
 		end := now + int64(c.Timeout)*1e9
-		if end > m.receivedAt+int64(MaxInFlightDuration) {
+		if end > m.recv.receivedAt+int64(MaxInFlightDuration) {
 			errs[i] = ErrVisibilityBeyondLimit(c.Timeout)
 			continue
 		}

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"bytes"
+	"math"
 	"time"
+	"unsafe"
 )
 
 // MessageAttribute is a typed attribute carried with a message. DataType is
@@ -103,23 +105,65 @@ const (
 )
 
 // message is the in-memory index entry of a stored message, one per
-// message: keep it small. Its body and attributes are in rec, the encoded
+// message: keep it small, at 80 bytes, a size class of its own (see
+// TestMessageSize). Its body and attributes are in its record, the encoded
 // immutable record (appendMessage's form), read on delivery; a file store
-// holds the same string, not a copy.
+// holds the same string, not a copy. What receives leave is in recv, which
+// a message never received, most of a deep queue, has not.
 type message struct {
-	seq            uint64
-	rec            string
-	sentAt         int64 // unix nanoseconds, like every instant below
-	visibleAt      int64
-	expireAt       int64
-	receivedAt     int64 // start of the current lease, for the 12-hour cap
-	firstReceiveAt int64
-	receiveCount   int32 // 32 bits, to pack with the bytes below
-	state          uint8
-	gone           bool           // deleted, expired, purged or moved: its heap entries are stale
-	token          [tokenLen]byte // current delivery's receipt token; zero before any
-	group          *group         // its message group, if it has one
-	link           link[message]  // place in the queue's or its group's ready list
+	seq uint64
+	// recData and recLen are the record, record(): a string's pointer and
+	// a length of 32 bits, which every record's fits, so that state and
+	// gone share the word a string's length would take.
+	recData   *byte
+	recLen    uint32
+	state     uint8
+	gone      bool  // deleted, expired, purged or moved: its heap entries are stale
+	sentAt    int64 // unix nanoseconds, like every instant below
+	visibleAt int64
+	expireAt  int64
+	// recv is nil until m's first receive, unless m came with a receive
+	// count: dead-lettered, or from a state fixture or a stored record.
+	recv  *receipt
+	group *group        // its message group, if it has one
+	link  link[message] // place in the queue's or its group's ready list
 }
 
 func (m *message) links() *link[message] { return &m.link }
+
+// record returns m's record.
+func (m *message) record() string { return unsafe.String(m.recData, m.recLen) }
+
+// setRecord makes rec m's record. A record holds one message, megabytes at
+// most, far below the 4 GiB that recLen cannot tell.
+func (m *message) setRecord(rec string) {
+	if uint64(len(rec)) > math.MaxUint32 {
+		panic("engine: a message record of 4 GiB or more")
+	}
+	m.recData, m.recLen = unsafe.StringData(rec), uint32(len(rec))
+}
+
+// receipt is what a message's receives leave in it.
+type receipt struct {
+	receivedAt     int64 // start of the current lease, for the 12-hour cap
+	firstReceiveAt int64
+	receiveCount   int32
+	token          [tokenLen]byte // current delivery's receipt token; zero when none is
+}
+
+// receipt returns what m's receives left, the zero receipt if it has never
+// been received.
+func (m *message) receipt() receipt {
+	if m.recv == nil {
+		return receipt{}
+	}
+	return *m.recv
+}
+
+// received returns m's receipt to change, giving m one if it has none.
+func (m *message) received() *receipt {
+	if m.recv == nil {
+		m.recv = new(receipt)
+	}
+	return m.recv
+}

@@ -61,7 +61,9 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 			case deadLettered:
 				rec.DeadLetterSourceArn = src.arn
 				m.expireAt = old.sentAt + int64(a.MessageRetentionPeriod)*1e9
-				m.receiveCount, m.firstReceiveAt = old.receiveCount, old.firstReceiveAt
+				if r := old.recv; r != nil {
+					m.recv = &receipt{receiveCount: r.receiveCount, firstReceiveAt: r.firstReceiveAt}
+				}
 				if q.fifo {
 					rec.DeduplicationID = rec.ID
 				}

@@ -306,7 +306,7 @@ func (q *Queue) clearLocked() {
 // insertLocked indexes a new m by its state.
 func (q *Queue) insertLocked(m *message) {
 	q.msgs.put(m)
-	q.stats.storedBytes += int64(len(m.rec))
+	q.stats.storedBytes += int64(len(m.record()))
 	if m.group != nil {
 		m.group.members++
 	}
@@ -399,8 +399,8 @@ func (q *Queue) unstateLocked(m *message) {
 // setRecordLocked gives m the record rec, which a change of its state
 // rewrote.
 func (q *Queue) setRecordLocked(m *message, rec string) {
-	q.stats.storedBytes += int64(len(rec) - len(m.rec))
-	m.rec = rec
+	q.stats.storedBytes += int64(len(rec) - len(m.record()))
+	m.setRecord(rec)
 }
 
 // removeLocked forgets m entirely.
@@ -408,7 +408,7 @@ func (q *Queue) removeLocked(m *message) {
 	q.unstateLocked(m)
 	m.gone = true
 	q.msgs.remove(m.seq)
-	q.stats.storedBytes -= int64(len(m.rec))
+	q.stats.storedBytes -= int64(len(m.record()))
 	q.stats.removed++
 	if g := m.group; g != nil {
 		g.members--
@@ -633,7 +633,8 @@ func (q *Queue) decodeMessages(tx recordTx, prefix, from, to string, states []st
 			state = states[next].v
 			next++
 		}
-		m := &message{seq: seq, rec: v} // the string the store holds
+		m := &message{seq: seq}
+		m.setRecord(v) // the string the store holds
 		group, has, current, err := decodeIndex(v, m)
 		switch {
 		case err != nil:

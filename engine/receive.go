@@ -128,7 +128,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *
 		if m == nil {
 			break
 		}
-		if dlq != nil && int(m.receiveCount) >= a.RedrivePolicy.MaxReceiveCount {
+		if dlq != nil && int(m.receipt().receiveCount) >= a.RedrivePolicy.MaxReceiveCount {
 			q.removeLocked(m)
 			dead = append(dead, m)
 			continue
@@ -139,17 +139,20 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *
 			}
 			break
 		}
+		token, terr := q.e.handles.newToken(q.e.opts.Random, q.uuid, m.seq)
+		if terr != nil {
+			err = ErrInternalFailure("receipt token: " + terr.Error())
+			break
+		}
 		undo[len(picked)] = leaseOf(m)
-		if err := q.e.handles.newToken(q.e.opts.Random, q.uuid, m); err != nil {
-			q.mu.Unlock()
-			return nil, nil, ErrInternalFailure("receipt token: " + err.Error())
-		}
 		q.unstateLocked(m)
-		m.receiveCount++
-		if m.firstReceiveAt == 0 {
-			m.firstReceiveAt = now
+		r := m.received()
+		r.token = token
+		r.receiveCount++
+		if r.firstReceiveAt == 0 {
+			r.firstReceiveAt = now
 		}
-		m.receivedAt = now
+		r.receivedAt = now
 		m.visibleAt = now + int64(vis)*1e9
 		q.setStateLocked(m, stateInFlight, false)
 		if picked == nil {
@@ -157,18 +160,20 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *
 		}
 		picked = append(picked, m)
 	}
-	if len(picked) > 0 {
+	if err == nil && len(picked) > 0 {
 		out, err = q.loadDeliveries(picked)
-		if err != nil {
-			// The store kept none of the leases: the messages are as they were.
-			for i := len(picked) - 1; i >= 0; i-- {
-				if !picked[i].gone {
-					q.restoreLeaseLocked(picked[i], undo[i])
-				}
-			}
-		} else {
+		if err == nil {
 			q.stats.received += int64(len(out))
 			q.recordAttemptLocked(opts.AttemptID, picked, now)
+		}
+	}
+	if err != nil {
+		// The store kept none of the leases, or was not asked to: the
+		// messages are as they were.
+		for i := len(picked) - 1; i >= 0; i-- {
+			if !picked[i].gone {
+				q.restoreLeaseLocked(picked[i], undo[i])
+			}
 		}
 	}
 	if len(out) == 0 && err == nil && wait {
@@ -196,7 +201,7 @@ func (q *Queue) retryAttemptLocked(id string, now int64, vis int) (again []*mess
 	}
 	for i, seq := range at.seqs {
 		m := q.msgs.get(seq)
-		if m == nil || m.state != stateInFlight || m.token != at.tokens[i] {
+		if m == nil || m.state != stateInFlight || m.receipt().token != at.tokens[i] {
 			continue
 		}
 		was = append(was, m.visibleAt)
@@ -213,7 +218,7 @@ func (q *Queue) recordAttemptLocked(id string, picked []*message, now int64) {
 	at := &attempt{expires: now + int64(ReceiveAttemptWindow)}
 	for _, m := range picked {
 		at.seqs = append(at.seqs, m.seq)
-		at.tokens = append(at.tokens, m.token)
+		at.tokens = append(at.tokens, m.recv.token)
 	}
 	q.attempts.add(id, at)
 }
@@ -232,7 +237,8 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	text := room[:len(picked)*receiptHandleTextLen] // the handles, by out's index
 	for i, m := range picked {
 		k := len(out)
-		out = append(out, Delivery{ReceiveCount: int(m.receiveCount), FirstReceivedAt: time.Unix(0, m.firstReceiveAt)})
+		r := m.recv // a delivery's message has been received
+		out = append(out, Delivery{ReceiveCount: int(r.receiveCount), FirstReceivedAt: time.Unix(0, r.firstReceiveAt)})
 		raws = append(raws, rawText{})
 		if err := decodeMessageIn(m, &out[k].Message, &raws[k], &attrs, len(picked)-i); err != nil {
 			q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
@@ -240,7 +246,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 			out, raws = out[:k], raws[:k]
 			continue
 		}
-		appendReceiptHandle(text[k*receiptHandleTextLen:k*receiptHandleTextLen], q.uuid, m.seq, m.token) // in place
+		appendReceiptHandle(text[k*receiptHandleTextLen:k*receiptHandleTextLen], q.uuid, m.seq, r.token) // in place
 		var prev *rawText
 		if k > 0 {
 			prev = &raws[k-1]
@@ -250,7 +256,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 	q.rewrites = q.rewrites[:0]
 	err := q.e.store.update(func(tx recordTx) error {
 		for _, m := range picked {
-			rec := m.rec
+			rec := m.record()
 			if !slices.Contains(missing, m) {
 				var err error
 				if rec, err = q.e.store.putStateTx(tx, q.keyspace, m, &q.scratch); err != nil {
@@ -283,21 +289,25 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 
 // lease is what a receive changes in a message, kept to undo it.
 type lease struct {
-	token                                 [tokenLen]byte
-	receiveCount                          int32
-	firstReceiveAt, receivedAt, visibleAt int64
+	receipt   receipt
+	received  bool // whether the message had a receipt
+	visibleAt int64
 }
 
 func leaseOf(m *message) lease {
-	return lease{m.token, m.receiveCount, m.firstReceiveAt, m.receivedAt, m.visibleAt}
+	return lease{m.receipt(), m.recv != nil, m.visibleAt}
 }
 
 // restoreLeaseLocked puts a message a receive leased back as it was: ready,
-// at the front, with its earlier delivery.
+// at the front, with its earlier delivery, or with none.
 func (q *Queue) restoreLeaseLocked(m *message, l lease) {
 	q.unstateLocked(m)
-	m.token, m.receiveCount = l.token, l.receiveCount
-	m.firstReceiveAt, m.receivedAt, m.visibleAt = l.firstReceiveAt, l.receivedAt, l.visibleAt
+	if l.received {
+		*m.recv = l.receipt
+	} else {
+		m.recv = nil
+	}
+	m.visibleAt = l.visibleAt
 	q.setStateLocked(m, stateReady, true)
 }
 

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -1124,6 +1126,88 @@ func TestDeadLetterWakesLongPollOnDLQ(t *testing.T) {
 	if got := bodies(r.ds); r.err != nil || !slices.Equal(got, []string{"m"}) {
 		t.Errorf("DLQ long poll got %q, %v", got, r.err)
 	}
+}
+
+// rationedRandom reads crypto/rand, left more times if left is not -1, and
+// fails every read after.
+type rationedRandom struct {
+	mu   sync.Mutex
+	left int
+}
+
+func (r *rationedRandom) ration(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.left = n
+}
+
+func (r *rationedRandom) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.left == 0:
+		return 0, errors.New("no randomness left")
+	case r.left > 0:
+		r.left--
+	}
+	return rand.Read(p)
+}
+
+// A receive that cannot make a receipt token fails whole, with the store
+// unchanged: the messages it leased before the failure are as they were,
+// and one it took for the dead-letter queue goes there rather than
+// vanishing from both queues.
+func TestReceiveTokenFailureChangesNothing(t *testing.T) {
+	// failed runs a receive of q whose second token cannot be made.
+	failed := func(t *testing.T, random *rationedRandom, q *Queue, attempt string) {
+		t.Helper()
+		random.ration(1)
+		defer random.ration(-1)
+		if ds, err := q.Receive(t.Context(), ReceiveOptions{MaxMessages: 10, WaitSeconds: ptr(0), AttemptID: attempt}); CodeOf(err) != ErrInternal {
+			t.Fatalf("Receive: %q, %v; want %s", bodies(ds), err, ErrInternal)
+		}
+	}
+	t.Run("standard", func(t *testing.T) {
+		random := &rationedRandom{left: -1}
+		e, clk := newTestEngine(t, Options{Random: random})
+		dlq := mustCreate(t, e, "dlq", AttributeUpdate{}, nil)
+		src := mustCreate(t, e, "src", AttributeUpdate{
+			VisibilityTimeout: ptr(30),
+			RedrivePolicy:     &RedrivePolicy{DeadLetterTargetArn: dlq.Arn(), MaxReceiveCount: 1},
+		}, nil)
+		sendBodies(t, src, "poison")
+		recvOne(t, src, ReceiveOptions{}, "poison")
+		clk.Advance(30 * time.Second) // its lease ends: it is first, for the dead-letter queue
+		sendBodies(t, src, "a", "b")
+		failed(t, random, src, "") // a's token, not b's
+		wantCounts(t, src, Counts{Visible: 2})
+		wantCounts(t, dlq, Counts{Visible: 1})
+		ds := recvNow(t, src, ReceiveOptions{MaxMessages: 10})
+		if got := bodies(ds); !slices.Equal(got, []string{"a", "b"}) {
+			t.Fatalf("Receive after the failure got %q, want [a b] in order", got)
+		}
+		for _, d := range ds {
+			if d.ReceiveCount != 1 {
+				t.Errorf("%s: ReceiveCount %d, want 1: the failed receive counted", d.Body, d.ReceiveCount)
+			}
+		}
+		recvOne(t, dlq, ReceiveOptions{}, "poison")
+	})
+	t.Run("FIFO", func(t *testing.T) {
+		// A group's messages go back in their order, the group free, and
+		// the attempt id names no delivery.
+		random := &rationedRandom{left: -1}
+		e, _ := newTestEngine(t, Options{Random: random})
+		f := ffQueue(t, e, "f", AttributeUpdate{})
+		for _, body := range []string{"c", "d"} {
+			wantCode(t, ffSendOne(f, ffMsg("g", body)).Err, "")
+		}
+		failed(t, random, f, "x")
+		wantCounts(t, f, Counts{Visible: 2})
+		if got := bodies(recvNow(t, f, ReceiveOptions{MaxMessages: 10, AttemptID: "x"})); !slices.Equal(got, []string{"c", "d"}) {
+			t.Fatalf("Receive after the failure got %q, want [c d]", got)
+		}
+	})
 }
 
 // TestReceiptHandleStartsWithA checks that no handle starts with "-", which

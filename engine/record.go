@@ -409,11 +409,11 @@ func appendRecordState(dst []byte, m *message, durable bool) []byte {
 		dst = binary.LittleEndian.AppendUint64(dst, uint64(m.sentAt))
 		dst = binary.LittleEndian.AppendUint64(dst, uint64(m.visibleAt))
 		dst = binary.LittleEndian.AppendUint64(dst, uint64(m.expireAt))
-		if m.receiveCount != 0 || m.receivedAt != 0 || m.firstReceiveAt != 0 || m.token != [tokenLen]byte{} {
-			dst = binary.LittleEndian.AppendUint64(dst, uint64(m.receivedAt))
-			dst = binary.LittleEndian.AppendUint64(dst, uint64(m.firstReceiveAt))
-			dst = binary.LittleEndian.AppendUint32(dst, uint32(m.receiveCount))
-			dst = append(dst, m.token[:]...)
+		if r := m.recv; r != nil {
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(r.receivedAt))
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(r.firstReceiveAt))
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(r.receiveCount))
+			dst = append(dst, r.token[:]...)
 		}
 	}
 	return append(dst, byte(len(dst)-start))
@@ -434,10 +434,11 @@ func decodeRecordState(s string, m *message) error {
 	}
 	m.state = s[0]
 	m.sentAt, m.visibleAt, m.expireAt = int64(le64(s[1:])), int64(le64(s[9:])), int64(le64(s[17:]))
+	m.recv = nil
 	if len(s) == receivedStateLen {
-		m.receivedAt, m.firstReceiveAt = int64(le64(s[25:])), int64(le64(s[33:]))
-		m.receiveCount = int32(le32(s[41:]))
-		copy(m.token[:], s[45:])
+		r := &receipt{receivedAt: int64(le64(s[25:])), firstReceiveAt: int64(le64(s[33:])), receiveCount: int32(le32(s[41:]))}
+		copy(r.token[:], s[45:])
+		m.recv = r
 	}
 	return nil
 }
@@ -525,7 +526,7 @@ func decodeMessage(m *message) (Message, error) {
 // holds raw go to raw, for the caller to render, so that a receive renders
 // them all to one text.
 func decodeMessageIn(m *message, rec *Message, raw *rawText, room *[]MessageAttribute, batch int) error {
-	r := recordReader{s: m.rec}
+	r := recordReader{s: m.record()}
 	version := r.uint()
 	if version == recordVersionSeparate {
 		decodeMessageV1(&r, rec, room, batch)
@@ -725,13 +726,19 @@ func decodeState(s string, m *message) error {
 	m.sentAt = r.int()
 	m.visibleAt = r.int()
 	m.expireAt = r.int()
-	m.receivedAt = r.int()
-	m.firstReceiveAt = r.int()
-	m.receiveCount = int32(r.uint())
+	var rc receipt
+	rc.receivedAt = r.int()
+	rc.firstReceiveAt = r.int()
+	rc.receiveCount = int32(r.uint())
 	if tok := r.string(); len(tok) == tokenLen {
-		copy(m.token[:], tok)
+		copy(rc.token[:], tok)
 	} else if r.err == nil {
 		return errCorruptRecord
+	}
+	m.recv = nil
+	if rc != (receipt{}) {
+		kept := rc // a copy, so that a message never received takes no allocation
+		m.recv = &kept
 	}
 	if r.err == nil && m.state > stateInFlight {
 		return errCorruptRecord

@@ -54,9 +54,10 @@ func appendStateV1(dst []byte, m *message) []byte {
 	w.int(m.sentAt)
 	w.int(m.visibleAt)
 	w.int(m.expireAt)
-	w.int(m.receivedAt)
-	w.int(m.firstReceiveAt)
-	w.uint(uint64(m.receiveCount))
-	w.bytes(m.token[:])
+	r := m.receipt()
+	w.int(r.receivedAt)
+	w.int(r.firstReceiveAt)
+	w.uint(uint64(r.receiveCount))
+	w.bytes(r.token[:])
 	return w.b
 }

@@ -29,26 +29,26 @@ func TestRecordState(t *testing.T) {
 	for name, m := range map[string]message{
 		"ready":     {sentAt: sent, expireAt: sent + int64(time.Hour)},
 		"delayed":   {sentAt: sent, state: stateDelayed, visibleAt: sent + 30e9, expireAt: sent + int64(time.Hour)},
-		"in flight": {sentAt: sent, state: stateInFlight, visibleAt: sent + 60e9, expireAt: sent + int64(time.Hour), receivedAt: sent + 30e9, firstReceiveAt: sent + 1, receiveCount: 3, token: [tokenLen]byte{1, 2, 3, tokenLen - 1: 0xff}},
-		"returned":  {sentAt: sent, expireAt: sent + int64(time.Hour), receivedAt: sent + 30e9, firstReceiveAt: sent + 30e9, receiveCount: 1},
-		"moved":     {sentAt: sent - int64(48*time.Hour), expireAt: sent + int64(time.Hour), receiveCount: 2, firstReceiveAt: sent - 1},
+		"in flight": {sentAt: sent, state: stateInFlight, visibleAt: sent + 60e9, expireAt: sent + int64(time.Hour), recv: &receipt{receivedAt: sent + 30e9, firstReceiveAt: sent + 1, receiveCount: 3, token: [tokenLen]byte{1, 2, 3, tokenLen - 1: 0xff}}},
+		"returned":  {sentAt: sent, expireAt: sent + int64(time.Hour), recv: &receipt{receivedAt: sent + 30e9, firstReceiveAt: sent + 30e9, receiveCount: 1}},
+		"moved":     {sentAt: sent - int64(48*time.Hour), expireAt: sent + int64(time.Hour), recv: &receipt{receiveCount: 2, firstReceiveAt: sent - 1}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m.rec = string(appendRecordState(appendMessage(nil, &rec), &m, true))
+			m.setRecord(string(appendRecordState(appendMessage(nil, &rec), &m, true)))
 			var got message
-			if _, has, current, err := decodeIndex(m.rec, &got); err != nil || !has || !current {
+			if _, has, current, err := decodeIndex(m.record(), &got); err != nil || !has || !current {
 				t.Fatalf("decodeIndex: has %v, current %v, %v", has, current, err)
 			}
-			got.rec = m.rec
-			if got != m {
-				t.Errorf("state read back as\n %+v\nwant %+v", got, m)
+			got.setRecord(m.record())
+			if !sameEntry(got, m) {
+				t.Errorf("state read back as\n %+v, %+v\nwant %+v, %+v", got, got.receipt(), m, m.receipt())
 			}
 			want := rec
 			want.SentAt = time.Unix(0, m.sentAt)
 			if back, err := decodeMessage(&got); err != nil || !reflect.DeepEqual(back, want) {
 				t.Errorf("message read back as\n %+v, %v\nwant %+v", back, err, want)
 			}
-			end, ok := messageEnd(m.rec)
+			end, ok := messageEnd(m.record())
 			if !ok || end != len(appendMessage(nil, &rec)) {
 				t.Errorf("messageEnd = %d, %v", end, ok)
 			}
@@ -58,7 +58,8 @@ func TestRecordState(t *testing.T) {
 				t.Errorf("a record written in memory: has %v, %v; want no state", has, err)
 			}
 			// A state section cut short, or of a length it cannot have, is refused.
-			for _, bad := range []string{m.rec[:len(m.rec)-2] + m.rec[len(m.rec)-1:], m.rec[:len(m.rec)-1] + "\x05"} {
+			r := m.record()
+			for _, bad := range []string{r[:len(r)-2] + r[len(r)-1:], r[:len(r)-1] + "\x05"} {
 				if _, _, _, err := decodeIndex(bad, &message{}); err == nil {
 					t.Errorf("decodeIndex(%q) succeeded", bad)
 				}
@@ -88,14 +89,14 @@ func TestRecordMessageForms(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rec.SentAt = at
 			m := &message{sentAt: at.UnixNano()}
-			m.rec = string(appendRecordState(appendMessage(nil, &rec), m, false))
+			m.setRecord(string(appendRecordState(appendMessage(nil, &rec), m, false)))
 			if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, rec) {
 				t.Errorf("read back as\n %+v, %v\nwant %+v", back, err, rec)
 			}
-			if group, _, _, err := decodeIndex(m.rec, &message{}); err != nil || group != rec.GroupID {
+			if group, _, _, err := decodeIndex(m.record(), &message{}); err != nil || group != rec.GroupID {
 				t.Errorf("decodeIndex: group %q, %v", group, err)
 			}
-			if !recordHasID(m.rec, rec.ID) || recordHasID(m.rec, rec.ID+"0") || recordHasID(m.rec, "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c11") {
+			if !recordHasID(m.record(), rec.ID) || recordHasID(m.record(), rec.ID+"0") || recordHasID(m.record(), "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c11") {
 				t.Errorf("recordHasID does not tell %q from others", rec.ID)
 			}
 		})

@@ -154,7 +154,8 @@ func (q *Queue) state() (QueueState, error) {
 
 func messageState(m *message, rec Message) MessageState {
 	rec.SentAt = utc(rec.SentAt)
-	ms := MessageState{Message: rec, Status: MessageVisible, ExpiresAt: utcNanos(m.expireAt), ReceiveCount: int(m.receiveCount)}
+	r := m.receipt()
+	ms := MessageState{Message: rec, Status: MessageVisible, ExpiresAt: utcNanos(m.expireAt), ReceiveCount: int(r.receiveCount)}
 	switch m.state {
 	case stateInFlight:
 		ms.Status = MessageInFlight
@@ -164,8 +165,8 @@ func messageState(m *message, rec Message) MessageState {
 	if m.state != stateReady {
 		ms.VisibleAt = utcNanos(m.visibleAt)
 	}
-	if m.firstReceiveAt != 0 {
-		ms.FirstReceivedAt = utcNanos(m.firstReceiveAt)
+	if r.firstReceiveAt != 0 {
+		ms.FirstReceivedAt = utcNanos(r.firstReceiveAt)
 	}
 	return ms
 }
@@ -425,7 +426,7 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 			rec.SequenceNumber = formatSequenceNumber(seq)
 		}
 		rec.SentAt = orNow(rec.SentAt, now)
-		m := &message{seq: seq, sentAt: rec.SentAt.UnixNano(), receiveCount: int32(ms.ReceiveCount)}
+		m := &message{seq: seq, sentAt: rec.SentAt.UnixNano()}
 		m.expireAt = rec.SentAt.UnixNano() + int64(a.MessageRetentionPeriod)*1e9
 		if !ms.ExpiresAt.IsZero() {
 			m.expireAt = ms.ExpiresAt.UnixNano()
@@ -509,9 +510,6 @@ func (q *Queue) placeMessage(m *message, ms MessageState, now time.Time) error {
 	case ms.ReceiveCount == 0 && !ms.FirstReceivedAt.IsZero():
 		return ErrInvalidState("", "a message never received has no firstReceivedAt")
 	}
-	if !ms.FirstReceivedAt.IsZero() {
-		m.firstReceiveAt = ms.FirstReceivedAt.UnixNano()
-	}
 	switch ms.Status {
 	case MessageVisible, "":
 		m.state = stateReady
@@ -525,7 +523,6 @@ func (q *Queue) placeMessage(m *message, ms MessageState, now time.Time) error {
 				return ErrInvalidState("", "a message in flight has been received at least once")
 			}
 			m.state = stateInFlight
-			m.receivedAt = now.UnixNano()
 		}
 		if ms.VisibleAt.IsZero() {
 			return ErrInvalidState("", fmt.Sprintf("a message %s needs visibleAt", ms.Status))
@@ -534,9 +531,14 @@ func (q *Queue) placeMessage(m *message, ms MessageState, now time.Time) error {
 	default:
 		return ErrInvalidState("", fmt.Sprintf("unknown state %q: want visible, inFlight or delayed", ms.Status))
 	}
-	if m.receiveCount > 0 {
-		if err := q.e.handles.newToken(q.e.opts.Random, q.uuid, m); err != nil {
+	if ms.ReceiveCount > 0 {
+		token, err := q.e.handles.newToken(q.e.opts.Random, q.uuid, m.seq)
+		if err != nil {
 			return ErrInternalFailure("delivery token: " + err.Error())
+		}
+		m.recv = &receipt{firstReceiveAt: ms.FirstReceivedAt.UnixNano(), receiveCount: int32(ms.ReceiveCount), token: token}
+		if m.state == stateInFlight {
+			m.recv.receivedAt = now.UnixNano()
 		}
 	}
 	return nil

@@ -92,7 +92,7 @@ func (e *Engine) LookupQueueIn(ns Namespace, ref string) (*Queue, error) {
 
 func (q *Queue) countEnqueuedLocked(m *message) {
 	q.stats.enqueued++
-	q.stats.bytesEnqueued += int64(len(m.rec))
+	q.stats.bytesEnqueued += int64(len(m.record()))
 }
 
 // slugEncoding is Crockford's base32 in lower case, without padding.

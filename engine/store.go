@@ -289,35 +289,35 @@ func (s *store) encodeMessage(keyspace string, m *message, rec *Message, raw *ra
 	}
 	*scratch = b
 	kv := string(b)
-	m.rec = kv[:n]
+	m.setRecord(kv[:n])
 	return kv[n:]
 }
 
 // putMessageTx stores a new message's record under key, when there is a
-// restart to survive. The store keeps m.rec itself, not a copy.
+// restart to survive. The store keeps m's record itself, not a copy.
 func (s *store) putMessageTx(tx recordTx, key string, m *message) error {
 	if !s.durable {
 		return nil
 	}
-	return tx.set(key, m.rec)
+	return tx.set(key, m.record())
 }
 
-// putStateTx records a message's state, when there is a restart to
-// survive, by rewriting its record with m's state at its end. It returns
-// the new record, for m.rec once the transaction is done, or m.rec as it
+// putStateTx records a message's state, when there is a restart to survive,
+// by rewriting its record with m's state at its end. It returns the new
+// record, which m takes once the transaction is done, or m's record as it
 // is in memory. The record and its key share one allocation: the store
-// keeps both for as long as the record lives. A record of a store of
-// format 1 or 2 is rewritten in format 3's form; its state record, which
-// the new record overrides, stays until the message goes: a kill can cut
-// a transaction's write short, leaving any of its commands, and a delete
-// of the state record without the rewrite would lose the message.
+// keeps both for as long as the record lives. A record of a store of format
+// 1 or 2 is rewritten in format 3's form; its state record, which the new
+// record overrides, stays until the message goes: a kill can cut a
+// transaction's write short, leaving any of its commands, and a delete of
+// the state record without the rewrite would lose the message.
 func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]byte) (string, error) {
 	if !s.durable {
-		return m.rec, nil
+		return m.record(), nil
 	}
 	b := (*scratch)[:0]
-	if end, ok := messageEnd(m.rec); ok {
-		b = append(b, m.rec[:end]...)
+	if end, ok := messageEnd(m.record()); ok {
+		b = append(b, m.record()[:end]...)
 	} else {
 		rec, err := decodeMessage(m)
 		if err != nil {

@@ -140,7 +140,7 @@ func TestFileStoreSharesRecords(t *testing.T) {
 			if !ok || err != nil {
 				t.Fatalf("%s: the record: %v %v", when, ok, err)
 			}
-			if v != m.rec || unsafe.StringData(v) != unsafe.StringData(m.rec) {
+			if v != m.record() || unsafe.StringData(v) != m.recData {
 				t.Errorf("%s: the store holds a copy of the index entry's record", when)
 			}
 			return nil
