@@ -214,6 +214,8 @@ func TestLoadAgreesWithBuntdb(t *testing.T) {
 		"a name that only begins with set":  "*3\r\n$4\r\nsetx\r\n$1\r\nk\r\n$1\r\nv\r\n",
 		"a set with an expiry":              "*5\r\n$3\r\nset\r\n$1\r\nk\r\n$1\r\nv\r\n$2\r\nex\r\n$2\r\n10\r\n",
 		"an unknown command":                "*2\r\n$4\r\nzzzz\r\n$1\r\nx\r\n" + set,
+		"a name that folds to set":          "*3\r\n$4\r\n\u017fet\r\n$1\r\nk\r\n$1\r\nv\r\n",
+		"a name that folds to flushdb":      set + "*1\r\n$8\r\nflu\u017fhdb\r\n",
 		"a wrong line end":                  strings.Replace(set, "v\r\n", "vX\n", 1),
 		"a line cut short at the end":       set + "*3\r",
 	} {

@@ -87,6 +87,7 @@ func TestOtherwiseWrongFileIsRefused(t *testing.T) {
 		"a character at the end":         set[:len(set)-2] + "é",
 		"a one-byte command":             "*1\r\n$1\r\ns\r\n",
 		"a negative length":              "*2\r\n$3\r\ndel\r\n$18446744073709551615\r\nk\r\n",
+		"a name that folds to set":       "*3\r\n$4\r\n\u017fet\r\n$1\r\nk\r\n$1\r\nv\r\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			path, _ := storeWithTail(t, []byte(tail))

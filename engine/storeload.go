@@ -317,18 +317,33 @@ func opOf(c *commandReader) (loadOp, bool) {
 	}
 	name := c.part(0)
 	switch {
-	case c.parts() == 3 && bytes.EqualFold(name, []byte("set")):
+	case c.parts() == 3 && isName(name, "set"):
 		// The key and its value share one allocation, as the store's
 		// writes make them.
 		key := c.part(1)
 		kv := string(c.buf[len(name) : len(name)+len(key)+len(c.part(2))])
 		return loadOp{name: 's', key: kv[:len(key)], value: kv[len(key):]}, true
-	case c.parts() == 2 && bytes.EqualFold(name, []byte("del")):
+	case c.parts() == 2 && isName(name, "del"):
 		return loadOp{name: 'd', key: string(c.part(1))}, true
-	case c.parts() == 1 && bytes.EqualFold(name, []byte("flushdb")):
+	case c.parts() == 1 && isName(name, "flushdb"):
 		return loadOp{name: 'f'}, true
 	}
 	return loadOp{}, false
+}
+
+// isName reports whether b is the command name lower, in any case of its
+// ASCII letters. Not bytes.EqualFold: Unicode folding takes "\u017fet" for
+// set and "flu\u017fhdb" for flushdb, names buntdb's loader refuses.
+func isName(b []byte, lower string) bool {
+	if len(b) != len(lower) {
+		return false
+	}
+	for i := range len(b) {
+		if b[i]|0x20 != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // maxTornCommand bounds the command cut short that tornCommand takes for
