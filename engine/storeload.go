@@ -226,13 +226,13 @@ func loadCommands(db *buntdb.DB, rd io.Reader, size int64) (int64, error) {
 				break
 			}
 		}
-		if err != nil {
-			close(stop)
-			for range read { // until the reader has stopped
-			}
-		}
 		return err // a failed apply undoes the load; what was read stays otherwise
 	})
+	// The reader is stopped, and waited for, also when the transaction
+	// failed or never ran: it would wait for ever to hand over a batch.
+	close(stop)
+	for range read {
+	}
 	if uerr != nil {
 		return 0, uerr
 	}
