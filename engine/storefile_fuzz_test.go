@@ -227,24 +227,32 @@ func TestLoadAgreesWithBuntdb(t *testing.T) {
 	}
 }
 
-// A length past the file's end is a command cut short, found without
-// reading or making room for its bytes: buntdb's loader made room for
-// any length it read, which could take all of memory.
+// A length past the file's end is found without reading or making room
+// for its bytes: buntdb's loader made room for any length it read, which
+// could take all of memory. One that a record of the store can have is a
+// command a kill cut short; a longer one is no store's, and is refused.
 func TestLoadTakesNoLengthPastTheFile(t *testing.T) {
 	set := string(appendSet(nil, "k", "v"))
-	for _, length := range []string{"9223372036854775807", "9223372036854775806", "999999999999999", strconv.Itoa(len(set))} {
+	for length, want := range map[string]error{
+		"9223372036854775807":           errNotCommand,
+		"9223372036854775806":           errNotCommand,
+		"999999999999999":               errNotCommand,
+		strconv.Itoa(maxCutCommand + 1): errNotCommand,
+		strconv.Itoa(maxCutCommand):     io.ErrUnexpectedEOF,
+		strconv.Itoa(len(set)):          io.ErrUnexpectedEOF,
+	} {
 		data := set + "*3\r\n$3\r\nset\r\n$1\r\nx\r\n$" + length + "\r\nv\r\n"
 		db, err := buntdb.Open(":memory:")
 		if err != nil {
 			t.Fatal(err)
 		}
 		whole, err := loadCommands(db, bytes.NewReader([]byte(data)), int64(len(data)))
-		if got := dbRecords(t, db); err != io.ErrUnexpectedEOF || whole != int64(len(set)) || !maps.Equal(got, map[string]string{"k": "v"}) {
-			t.Errorf("a value of length %s: the load takes %q and %d bytes (%v), want k = v, %d bytes and %v", length, got, whole, err, len(set), io.ErrUnexpectedEOF)
+		if got := dbRecords(t, db); err != want || whole != int64(len(set)) || !maps.Equal(got, map[string]string{"k": "v"}) {
+			t.Errorf("a value of length %s: the load takes %q and %d bytes (%v), want k = v, %d bytes and %v", length, got, whole, err, len(set), want)
 		}
 		db.Close()
-		if n, err := scanCommands(bytes.NewReader([]byte(data)), int64(len(data))); err != io.ErrUnexpectedEOF || n != int64(len(set)) {
-			t.Errorf("a value of length %s: the scan stops at %d (%v), want %d and %v", length, n, err, len(set), io.ErrUnexpectedEOF)
+		if n, err := scanCommands(bytes.NewReader([]byte(data)), int64(len(data))); err != want || n != int64(len(set)) {
+			t.Errorf("a value of length %s: the scan stops at %d (%v), want %d and %v", length, n, err, len(set), want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -81,13 +82,15 @@ func TestOtherwiseWrongFileIsRefused(t *testing.T) {
 	zeros := strings.Repeat("\x00", 5000)
 	bad := strings.Replace(set, "r\r\n", "rX\n", 1)
 	for name, tail := range map[string]string{
-		"unknown command then NUL bytes": "*2\r\n$4\r\nzzzz\r\n$1\r\nx\r\n" + zeros,
-		"wrong byte then whole commands": bad + set + zeros,
-		"wrong byte at the end":          bad,
-		"a character at the end":         set[:len(set)-2] + "é",
-		"a one-byte command":             "*1\r\n$1\r\ns\r\n",
-		"a negative length":              "*2\r\n$3\r\ndel\r\n$18446744073709551615\r\nk\r\n",
-		"a name that folds to set":       "*3\r\n$4\r\n\u017fet\r\n$1\r\nk\r\n$1\r\nv\r\n",
+		"unknown command then NUL bytes":         "*2\r\n$4\r\nzzzz\r\n$1\r\nx\r\n" + zeros,
+		"wrong byte then whole commands":         bad + set + zeros,
+		"wrong byte at the end":                  bad,
+		"a character at the end":                 set[:len(set)-2] + "é",
+		"a one-byte command":                     "*1\r\n$1\r\ns\r\n",
+		"a negative length":                      "*2\r\n$3\r\ndel\r\n$18446744073709551615\r\nk\r\n",
+		"a name that folds to set":               "*3\r\n$4\r\n\u017fet\r\n$1\r\nk\r\n$1\r\nv\r\n",
+		"a huge length, whole commands after it": "*3\r\n$3\r\nset\r\n$1\r\nx\r\n$999999999999999\r\nv\r\n" + set + set,
+		"a length past any record, NUL bytes":    "*3\r\n$3\r\nset\r\n$1\r\nx\r\n$" + strconv.Itoa(maxCutCommand+1) + "\r\nv\r\n" + zeros,
 	} {
 		t.Run(name, func(t *testing.T) {
 			path, _ := storeWithTail(t, []byte(tail))

@@ -136,7 +136,10 @@ func (c *commandReader) readPart() error {
 		return errNotCommand // the loader panics at it
 	case int64(n) > c.left-2:
 		// Read no further: the length may be any number, and the bytes
-		// cannot hold it.
+		// cannot hold it. One no record has is not a kill's doing.
+		if n > maxCutCommand {
+			return errNotCommand
+		}
 		return io.ErrUnexpectedEOF
 	}
 	var end [2]byte
@@ -346,11 +349,12 @@ func isName(b []byte, lower string) bool {
 	return true
 }
 
-// maxTornCommand bounds the command cut short that tornCommand takes for
-// a power loss's: one record, whose largest, a message of 1 MiB with its
-// attributes, is well within it. Past it, the bytes are more likely a
-// length that something other than a power loss changed.
-const maxTornCommand = 4 << 20
+// maxCutCommand bounds a command cut short that a load cuts from the
+// file, a kill's or a power loss's: one record, whose largest, a message
+// of 1 MiB with its attributes, is well within it. Past it, the bytes are
+// more likely a length that something else changed, and the file is
+// refused: cut there, it would lose the commands after them.
+const maxCutCommand = 4 << 20
 
 // tornCommand returns the length of the file's whole commands, when the
 // bytes after them are not a command but one cut short and then NUL bytes
@@ -386,7 +390,7 @@ func tornCommand(f *os.File) (int64, error) {
 		}
 		end -= n
 	}
-	if end == whole || end == size || end-whole > maxTornCommand {
+	if end == whole || end == size || end-whole > maxCutCommand {
 		return -1, nil
 	}
 	if _, err = scanCommands(io.NewSectionReader(f, whole, end-whole), end-whole); err != io.ErrUnexpectedEOF {
