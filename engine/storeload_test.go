@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"testing"
 
@@ -81,5 +82,43 @@ func TestLoadReadErrorMidFile(t *testing.T) {
 		if readerRunning() {
 			t.Fatalf("a read failing after %d bytes: the reader still runs after the load returned", n)
 		}
+	}
+}
+
+// The load's transaction keeps no undo records, having deleted every key
+// first; the transactions after it keep theirs: one that fails leaves the
+// records, and their count, as the load made them.
+func TestLoadLeavesLaterTransactionsTheirUndo(t *testing.T) {
+	data := append(append(setsOf(3), "*1\r\n$7\r\nflushdb\r\n"...), setsOf(2*loadBatch)...)
+	db, err := buntdb.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := loadCommands(db, bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	want := dbRecords(t, db)
+	failed := errors.New("failed")
+	err = db.Update(func(tx *buntdb.Tx) error {
+		for _, k := range []string{"k0", "k1", "new"} {
+			if _, _, err := tx.Set(k, "changed", nil); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Delete("k2"); err != nil {
+			return err
+		}
+		return failed
+	})
+	if err != failed {
+		t.Fatalf("the update returns %v, want %v", err, failed)
+	}
+	if got := dbRecords(t, db); len(want) != 2*loadBatch || !maps.Equal(got, want) {
+		t.Fatalf("after a failed update the db holds %d records, the load %d of %d", len(got), len(want), 2*loadBatch)
+	}
+	var n int
+	if err := db.View(func(tx *buntdb.Tx) (err error) { n, err = tx.Len(); return err }); err != nil || n != len(want) {
+		t.Fatalf("the db counts %d records (%v), want %d", n, err, len(want))
 	}
 }
