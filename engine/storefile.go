@@ -136,7 +136,7 @@ func (r *fileRecords) load() error {
 	switch err {
 	case io.ErrUnexpectedEOF: // a kill cut the last write short
 		err = f.Truncate(whole)
-	case errNotCommand:
+	case errNotCommand, errWrongTail:
 		err = cutTorn(f, whole)
 	}
 	if err == nil {

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,6 +91,8 @@ func TestOtherwiseWrongFileIsRefused(t *testing.T) {
 		"a one-byte command":                     "*1\r\n$1\r\ns\r\n",
 		"a negative length":                      "*2\r\n$3\r\ndel\r\n$18446744073709551615\r\nk\r\n",
 		"a name that folds to set":               "*3\r\n$4\r\n\u017fet\r\n$1\r\nk\r\n$1\r\nv\r\n",
+		"bytes with no line end at the end":      "appended text",
+		"a wrong line the file ends within":      set + "*3\r\n$3x",
 		"a huge length, whole commands after it": "*3\r\n$3\r\nset\r\n$1\r\nx\r\n$999999999999999\r\nv\r\n" + set + set,
 		"a length past any record, NUL bytes":    "*3\r\n$3\r\nset\r\n$1\r\nx\r\n$" + strconv.Itoa(maxCutCommand+1) + "\r\nv\r\n" + zeros,
 	} {
@@ -131,6 +135,55 @@ func TestCutKeepsWhatTheLoaderTook(t *testing.T) {
 		}
 		if fi, err := os.Stat(path); err != nil || fi.Size() != size+int64(len(padded)) {
 			t.Fatalf("the file is %v bytes (%v), want it cut to %d", fi.Size(), err, size+int64(len(padded)))
+		}
+	}
+}
+
+// A kill can cut a write at any byte, and a power loss leave NUL bytes
+// after any: at each, the store opens with the whole commands before it,
+// its file cut to them (NUL bytes after a whole command may stay: they
+// are skipped).
+func TestCutAtEveryByte(t *testing.T) {
+	var data []byte
+	var ends []int // where each command ends
+	for _, cmd := range [][]byte{
+		[]byte(formatRecord),
+		appendSet(nil, messageKey("1", 1), "a\r\n$3\r\n"),
+		appendDel(nil, messageKey("1", 1)),
+		appendSet(nil, messageKey("1", 2), strings.Repeat("b", 20)),
+	} {
+		data = append(data, cmd...)
+		ends = append(ends, len(data))
+	}
+	dir := t.TempDir()
+	for cut := len(formatRecord); cut <= len(data); cut++ {
+		whole := 0
+		for _, end := range ends {
+			if end <= cut {
+				whole = end
+			}
+		}
+		want, _, _ := loadRecords(t, data[:whole], len(data))
+		for _, zeros := range []int{0, 3} {
+			path := filepath.Join(dir, fmt.Sprintf("db%d-%d", cut, zeros))
+			if err := os.WriteFile(path, append(slices.Clone(data[:cut]), make([]byte, zeros)...), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r, err := openFileRecords(path, FsyncNever, NewManualClock(testStart))
+			if err != nil {
+				t.Fatalf("cut at %d, %d NUL bytes after: %v", cut, zeros, err)
+			}
+			got := dbRecords(t, r.db)
+			if err := r.close(); err != nil {
+				t.Fatal(err)
+			}
+			size := int64(whole)
+			if whole == cut {
+				size += int64(zeros)
+			}
+			if fi, err := os.Stat(path); err != nil || fi.Size() != size || !maps.Equal(got, want) {
+				t.Fatalf("cut at %d, %d NUL bytes after: the store holds %q in %d bytes (%v), want %q in %d", cut, zeros, got, fi.Size(), err, want, size)
+			}
 		}
 	}
 }

@@ -45,9 +45,17 @@ func newCommandReader(rd io.Reader, size int64, keep bool) *commandReader {
 // command.
 var errNotCommand = errors.New("not a store command")
 
+// errWrongTail is what a commandReader says when the input ends within a
+// line that no command's first bytes are. buntdb's loader judges a line
+// only once it is whole, and takes it for a command cut short; but a kill
+// cuts short what the store wrote, so the file is wrong, unless a power
+// loss's NUL bytes are what make the line wrong.
+var errWrongTail = errors.New("the file ends in bytes that are not a store's")
+
 // next reads the next command. It returns io.EOF at the end of the input,
-// io.ErrUnexpectedEOF when the input ends within a command, and
-// errNotCommand at bytes no command begins or goes on with.
+// io.ErrUnexpectedEOF when the input ends within a command, errWrongTail
+// when it ends within a line no command begins with, and errNotCommand at
+// bytes no command begins or goes on with.
 func (c *commandReader) next() error {
 	for {
 		b, err := c.br.ReadByte()
@@ -86,9 +94,9 @@ func (c *commandReader) part(i int) []byte {
 	return c.buf[start:c.ends[i]]
 }
 
-// number reads "<kind>DIGITS\r\n". A line is judged only once it is
-// whole, as the loader judges it: one the input ends within is a command
-// cut short, whatever its bytes.
+// number reads "<kind>DIGITS\r\n". A line is judged once it is whole,
+// as the loader judges it, and one the input ends within by the bytes it
+// has: errWrongTail when it cannot be the start of such a line.
 func (c *commandReader) number(kind byte) (int, error) {
 	n, digits, first, cr, bad := 0, 0, true, false, false
 	for {
@@ -119,6 +127,9 @@ func (c *commandReader) number(kind byte) (int, error) {
 			return n, nil
 		case bufio.ErrBufferFull: // a line longer than the buffer
 		case io.EOF:
+			if bad || cr && digits == 0 {
+				return 0, errWrongTail
+			}
 			return 0, io.ErrUnexpectedEOF
 		default:
 			return 0, err
@@ -170,9 +181,7 @@ func (c *commandReader) readPart() error {
 
 // scanCommands reads commands of buntdb's form from rd, size bytes, as
 // buntdb's loader frames them. It returns the length of the whole
-// commands it read, and nil at the end of rd, io.ErrUnexpectedEOF when rd
-// ends within a command, or errNotCommand at bytes no command begins or
-// goes on with.
+// commands it read, and nil at the end of rd, or an error as next does.
 func scanCommands(rd io.Reader, size int64) (int64, error) {
 	c := newCommandReader(rd, size, false)
 	for {
@@ -364,7 +373,7 @@ const maxCutCommand = 4 << 20
 func tornCommand(f *os.File) (int64, error) {
 	whole, err := scanFile(f)
 	switch err {
-	case errNotCommand:
+	case errNotCommand, errWrongTail:
 	case nil, io.ErrUnexpectedEOF:
 		return -1, nil
 	default:
