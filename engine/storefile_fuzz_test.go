@@ -224,6 +224,8 @@ func TestLoadAgreesWithBuntdb(t *testing.T) {
 		"a name that folds to flushdb":      set + "*1\r\n$8\r\nflu\u017fhdb\r\n",
 		"a wrong line end":                  strings.Replace(set, "v\r\n", "vX\n", 1),
 		"a line cut short at the end":       set + "*3\r",
+		"a wrong line cut short at the end": set + "*3\r\n$3x",
+		"text after the commands":           set + "appended text",
 	} {
 		t.Run(name, func(t *testing.T) {
 			checkLoadAgrees(t, []byte(data))

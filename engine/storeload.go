@@ -30,6 +30,7 @@ type commandReader struct {
 	left  int64 // bytes not read yet: a length past them is a command cut short
 	at    int64 // bytes read
 	whole int64 // length of the whole commands read
+	start int64 // where the command read last begins, after NUL bytes
 	keep  bool  // keep the parts of each command, in buf and ends
 	buf   []byte
 	ends  []int // where each part ends in buf
@@ -70,6 +71,7 @@ func (c *commandReader) next() error {
 		c.left--
 		c.whole = c.at
 	}
+	c.start = c.at
 	c.buf, c.ends = c.buf[:0], c.ends[:0]
 	parts, err := c.number('*')
 	for i := 0; err == nil && i < parts; i++ {
@@ -285,14 +287,13 @@ func readOps(rd io.Reader, size int64, read chan<- []loadOp, free <-chan []loadO
 	c := newCommandReader(rd, size, true)
 	ops := <-free
 	for {
-		before := c.whole
 		if err = c.next(); err != nil {
 			whole = c.whole
 			break
 		}
 		op, ok := opOf(c)
 		if !ok {
-			whole, err = before, errNotCommand
+			whole, err = c.start, errNotCommand
 			break
 		}
 		if op.name != 0 { // a command of no parts, which the loader skips

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/tidwall/buntdb"
@@ -120,5 +121,20 @@ func TestLoadLeavesLaterTransactionsTheirUndo(t *testing.T) {
 	var n int
 	if err := db.View(func(tx *buntdb.Tx) (err error) { n, err = tx.Len(); return err }); err != nil || n != len(want) {
 		t.Fatalf("the db counts %d records (%v), want %d", n, err, len(want))
+	}
+}
+
+// A command the store does not write is refused where it begins, after
+// the NUL bytes before it: the offset the refusal gives.
+func TestLoadRefusesAtTheCommand(t *testing.T) {
+	set := appendSet(nil, "k", "v")
+	data := append(append(slices.Clone(set), 0, 0), "*3\r\n$4\r\nsetx\r\n$1\r\nk\r\n$1\r\nv\r\n"...)
+	db, err := buntdb.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if whole, err := loadCommands(db, bytes.NewReader(data), int64(len(data))); err != errNotCommand || whole != int64(len(set)+2) {
+		t.Fatalf("the load stops at %d (%v), want %d (%v)", whole, err, len(set)+2, errNotCommand)
 	}
 }
