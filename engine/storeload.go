@@ -27,7 +27,7 @@ const loadReadSize = 1 << 20
 // number of digits, and wrap past the int's range, as the loader's do.
 type commandReader struct {
 	br    *bufio.Reader
-	left  int64 // bytes not read yet: a length past them is a command cut short
+	left  int64 // bytes not read yet: a length past them is a command cut short, or wrong
 	at    int64 // bytes read
 	whole int64 // length of the whole commands read
 	start int64 // where the command read last begins, after NUL bytes
