@@ -1,13 +1,11 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -43,8 +41,8 @@ const storeHead = 4096
 
 // fileRecords keeps a store's records in a file of buntdb's form, an
 // append-only log of set and del commands, with the lock that keeps it to
-// this process. buntdb holds the records in memory, opened without a file,
-// and loads the file; the file is written here, each transaction's
+// this process. buntdb holds the records in memory, opened without a file;
+// the file is loaded here (storeload.go), written here, each transaction's
 // commands in one write before it commits, in the order they were made,
 // and rewritten here as buntdb rewrites its own. buntdb's own writing
 // keeps a map of every key a transaction changes, to write each once,
@@ -81,7 +79,7 @@ const (
 
 // openFileRecords opens the store at path for this process alone. It
 // refuses, without changing it, a file that is not a minisqs store, since
-// buntdb's loader would take such a file for a store with a torn tail and
+// the load would take such a file for a store with a torn tail and
 // truncate it; and it refuses a store another process has open, since two
 // writers would overwrite each other.
 func openFileRecords(path string, fsync FsyncPolicy, clock Clock) (*fileRecords, error) {
@@ -130,20 +128,16 @@ func (r *fileRecords) load() error {
 		f.Close()
 		return err
 	}
-	err = loadFrom(db, f)
+	var whole int64
+	size, err := f.Seek(0, io.SeekEnd)
+	if err == nil {
+		whole, err = loadCommands(db, io.NewSectionReader(f, 0, size), size)
+	}
 	switch err {
-	case io.ErrUnexpectedEOF:
-		// The commands before the one cut short passed the loader's
-		// checks, which are the scan's: it stops where the loader did.
-		var n int64
-		switch n, err = scanFile(f); err {
-		case io.ErrUnexpectedEOF:
-			err = f.Truncate(n)
-		case nil, errNotCommand: // the two disagree: refused, unchanged
-			err = errors.Join(io.ErrUnexpectedEOF, err)
-		}
-	case buntdb.ErrInvalid:
-		db, err = r.loadTorn(f, db, err)
+	case io.ErrUnexpectedEOF: // a kill cut the last write short
+		err = f.Truncate(whole)
+	case errNotCommand, errWrongTail:
+		err = cutTorn(f, whole)
 	}
 	if err == nil {
 		r.size, err = f.Seek(0, io.SeekEnd)
@@ -167,43 +161,18 @@ func (r *fileRecords) load() error {
 	return nil
 }
 
-// loadTorn loads the file anew, when buntdb's loader refused it with
-// invalid, as far as its whole commands go, and cuts it there, when it ends
-// in a command cut short and NUL bytes (see tornCommand). A file wrong in
-// any other way is refused, unchanged: with invalid, which db's load gave.
-func (r *fileRecords) loadTorn(f *os.File, db *buntdb.DB, invalid error) (*buntdb.DB, error) {
-	whole, torn, err := tornCommand(f)
-	if err != nil || !torn {
-		return db, errors.Join(invalid, err)
+// cutTorn cuts the file at whole, the length of the commands its load
+// took, when the bytes after them are a command cut short and NUL bytes
+// (see tornCommand). A file wrong in any other way is refused, unchanged.
+func cutTorn(f *os.File, whole int64) error {
+	torn, err := tornCommand(f)
+	switch {
+	case err != nil:
+		return err
+	case torn != whole:
+		return fmt.Errorf("the bytes at offset %d are not a store's command; the file is left as it is", whole)
 	}
-	// The load of the whole commands alone, which must take them all,
-	// is what the file will hold.
-	cut, err := buntdb.Open(":memory:")
-	if err != nil {
-		return db, err
-	}
-	if err := loadFrom(cut, bufio.NewReader(io.NewSectionReader(f, 0, whole))); err != nil {
-		cut.Close()
-		return db, errors.Join(invalid, err)
-	}
-	if err := f.Truncate(whole); err != nil {
-		cut.Close()
-		return db, err
-	}
-	db.Close()
-	return cut, nil
-}
-
-// loadFrom runs buntdb's loader on rd. The loader panics at bytes no
-// store holds, a command's name shorter than three bytes or a negative
-// length: the file is refused then, and left as it is.
-func loadFrom(db *buntdb.DB, rd io.Reader) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("not a store's commands: buntdb's loader failed: %v", v)
-		}
-	}()
-	return db.Load(rd)
+	return f.Truncate(whole)
 }
 
 // setLen is the length of the command appendSet appends.
@@ -216,131 +185,6 @@ func setLen(key, value string) int {
 		return d
 	}
 	return len("*3\r\n$3\r\nset\r\n") + 2*len("$\r\n\r\n") + digits(len(key)) + len(key) + digits(len(value)) + len(value)
-}
-
-// scanCommands reads commands of buntdb's form from br, as buntdb's loader
-// frames them: NUL bytes between commands, then "*N\r\n" and N parts of
-// "$LEN\r\n", LEN bytes and "\r\n". It returns the length of the whole
-// commands it read, and nil at the end of br, io.ErrUnexpectedEOF when br
-// ends within a command, or errNotCommand at bytes no command begins or
-// goes on with.
-func scanCommands(br *bufio.Reader) (int64, error) {
-	var at, whole int64
-	// number reads "<kind>DIGITS\r\n" as the loader does: a line of any
-	// length, its number wrapping past the int's range.
-	number := func(kind byte) (int, error) {
-		line, err := br.ReadBytes('\n')
-		at += int64(len(line))
-		switch err {
-		case nil:
-		case io.EOF:
-			return 0, io.ErrUnexpectedEOF
-		default:
-			return 0, err
-		}
-		if len(line) < 4 || line[0] != kind || line[len(line)-2] != '\r' {
-			return 0, errNotCommand
-		}
-		n := 0
-		for _, c := range line[1 : len(line)-2] {
-			if c < '0' || c > '9' {
-				return 0, errNotCommand
-			}
-			n = n*10 + int(c-'0')
-		}
-		return n, nil
-	}
-	for {
-		c, err := br.ReadByte()
-		if err == io.EOF {
-			return whole, nil
-		}
-		if err != nil {
-			return whole, err
-		}
-		if c == 0 { // buntdb skips NUL bytes between commands
-			at++
-			whole = at
-			continue
-		}
-		br.UnreadByte()
-		parts, err := number('*')
-		for i := 0; err == nil && i < parts; i++ {
-			var n int
-			if n, err = number('$'); err == nil && n < 0 {
-				err = errNotCommand // the loader panics at it
-			}
-			if err != nil {
-				break
-			}
-			if _, err = br.Discard(n); err == nil {
-				at += int64(n)
-				var end [2]byte
-				if _, err = io.ReadFull(br, end[:]); err == nil && end != [2]byte{'\r', '\n'} {
-					err = errNotCommand
-				}
-				at += 2
-			}
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-		}
-		if err != nil {
-			return whole, err
-		}
-		whole = at
-	}
-}
-
-// scanFile is scanCommands over the whole of f, wherever its offset is.
-func scanFile(f *os.File) (int64, error) {
-	return scanCommands(bufio.NewReader(io.NewSectionReader(f, 0, math.MaxInt64)))
-}
-
-// errNotCommand is what scanCommands says of bytes that are not a command.
-var errNotCommand = errors.New("not a store command")
-
-// maxTornCommand bounds the command cut short that tornCommand takes for
-// a power loss's: one record, whose largest, a message of 1 MiB with its
-// attributes, is well within it. Past it, the bytes are more likely a
-// length that something other than a power loss changed.
-const maxTornCommand = 4 << 20
-
-// tornCommand reports whether the file, which buntdb's loader found wrong
-// past its whole commands, ends in one command cut short and then NUL
-// bytes up to its end: what a power loss leaves of a write whose
-// blocks did not all reach the disk, on file systems that grow the file
-// first. It returns the length of the file's whole commands then.
-func tornCommand(f *os.File) (int64, bool, error) {
-	whole, err := scanFile(f)
-	if err != errNotCommand {
-		return 0, false, err
-	}
-	size, err := f.Seek(0, io.SeekEnd)
-	if err != nil {
-		return 0, false, err
-	}
-	end := size
-	// The NUL bytes at the file's end, read back a block at a time.
-	var block [4096]byte
-	for end > whole {
-		n := min(int64(len(block)), end-whole)
-		if _, err := f.ReadAt(block[:n], end-n); err != nil {
-			return 0, false, err
-		}
-		// Byte by byte, not by rune: the last bytes may read as a
-		// character of several bytes, which would end the cut short.
-		if k := len(bytes.TrimRight(block[:n], "\x00")); k > 0 {
-			end -= n - int64(k)
-			break
-		}
-		end -= n
-	}
-	if end == whole || end == size || end-whole > maxTornCommand {
-		return 0, false, nil
-	}
-	_, err = scanCommands(bufio.NewReader(io.NewSectionReader(f, whole, end-whole)))
-	return whole, err == io.ErrUnexpectedEOF, nil
 }
 
 func (r *fileRecords) update(fn func(tx recordTx) error) error {

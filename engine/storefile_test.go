@@ -267,25 +267,30 @@ func TestOpenCutsTornTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	torn := appendSet(nil, messageKey("1", 99), "a record the kill cut short")
-	for _, cut := range []int{1, 4, 9, 20, len(torn) - 1} {
-		if err := os.WriteFile(path, append(slices.Clone(whole), torn[:cut]...), 0o600); err != nil {
-			t.Fatal(err)
+	small := appendSet(nil, messageKey("1", 99), "a record the kill cut short")
+	// As long as a record gets: the largest message, and room to spare
+	// for what its record holds beside it.
+	large := appendSet(nil, messageKey("1", 99), strings.Repeat("m", MaxMaximumMessageSize+64<<10))
+	for _, torn := range [][]byte{small, large} {
+		for _, cut := range []int{1, 4, 9, 20, 50, len(torn) / 2, len(torn) - 1} {
+			if err := os.WriteFile(path, append(slices.Clone(whole), torn[:cut]...), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			e := openAt(t, path, clk)
+			q := mustQueue(t, e, "q")
+			if got := storedBodies(t, q); !slices.Equal(got, []string{"a"}) {
+				t.Errorf("%d bytes of a record of %d: queue holds %q, want [a]", cut, len(torn), got)
+			}
+			if fi, err := os.Stat(path); err != nil || fi.Size() != int64(len(whole)) {
+				t.Errorf("%d bytes of a record of %d: file of %v bytes (%v), want %d", cut, len(torn), fi.Size(), err, len(whole))
+			}
+			sendBodies(t, q, "b")
+			e = reopen(t, e, path, clk)
+			if got := storedBodies(t, mustQueue(t, e, "q")); !slices.Equal(got, []string{"a", "b"}) {
+				t.Errorf("%d bytes of a record of %d, then a send: queue holds %q, want [a b]", cut, len(torn), got)
+			}
+			e.Close()
 		}
-		e := openAt(t, path, clk)
-		q := mustQueue(t, e, "q")
-		if got := storedBodies(t, q); !slices.Equal(got, []string{"a"}) {
-			t.Errorf("cut at %d: queue holds %q, want [a]", cut, got)
-		}
-		if fi, err := os.Stat(path); err != nil || fi.Size() != int64(len(whole)) {
-			t.Errorf("cut at %d: file of %v bytes (%v), want %d", cut, fi.Size(), err, len(whole))
-		}
-		sendBodies(t, q, "b")
-		e = reopen(t, e, path, clk)
-		if got := storedBodies(t, mustQueue(t, e, "q")); !slices.Equal(got, []string{"a", "b"}) {
-			t.Errorf("cut at %d, then a send: queue holds %q, want [a b]", cut, got)
-		}
-		e.Close()
 	}
 }
 

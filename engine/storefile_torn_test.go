@@ -2,9 +2,12 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -81,12 +84,17 @@ func TestOtherwiseWrongFileIsRefused(t *testing.T) {
 	zeros := strings.Repeat("\x00", 5000)
 	bad := strings.Replace(set, "r\r\n", "rX\n", 1)
 	for name, tail := range map[string]string{
-		"unknown command then NUL bytes": "*2\r\n$4\r\nzzzz\r\n$1\r\nx\r\n" + zeros,
-		"wrong byte then whole commands": bad + set + zeros,
-		"wrong byte at the end":          bad,
-		"a character at the end":         set[:len(set)-2] + "é",
-		"a one-byte command":             "*1\r\n$1\r\ns\r\n",
-		"a negative length":              "*2\r\n$3\r\ndel\r\n$18446744073709551615\r\nk\r\n",
+		"unknown command then NUL bytes":         "*2\r\n$4\r\nzzzz\r\n$1\r\nx\r\n" + zeros,
+		"wrong byte then whole commands":         bad + set + zeros,
+		"wrong byte at the end":                  bad,
+		"a character at the end":                 set[:len(set)-2] + "é",
+		"a one-byte command":                     "*1\r\n$1\r\ns\r\n",
+		"a negative length":                      "*2\r\n$3\r\ndel\r\n$18446744073709551615\r\nk\r\n",
+		"a name that folds to set":               "*3\r\n$4\r\n\u017fet\r\n$1\r\nk\r\n$1\r\nv\r\n",
+		"bytes with no line end at the end":      "appended text",
+		"a wrong line the file ends within":      set + "*3\r\n$3x",
+		"a huge length, whole commands after it": "*3\r\n$3\r\nset\r\n$1\r\nx\r\n$999999999999999\r\nv\r\n" + set + set,
+		"a length past any record, NUL bytes":    "*3\r\n$3\r\nset\r\n$1\r\nx\r\n$" + strconv.Itoa(maxCutCommand+1) + "\r\nv\r\n" + zeros,
 	} {
 		t.Run(name, func(t *testing.T) {
 			path, _ := storeWithTail(t, []byte(tail))
@@ -127,6 +135,55 @@ func TestCutKeepsWhatTheLoaderTook(t *testing.T) {
 		}
 		if fi, err := os.Stat(path); err != nil || fi.Size() != size+int64(len(padded)) {
 			t.Fatalf("the file is %v bytes (%v), want it cut to %d", fi.Size(), err, size+int64(len(padded)))
+		}
+	}
+}
+
+// A kill can cut a write at any byte, and a power loss leave NUL bytes
+// after any: at each, the store opens with the whole commands before it,
+// its file cut to them (NUL bytes after a whole command may stay: they
+// are skipped).
+func TestCutAtEveryByte(t *testing.T) {
+	var data []byte
+	var ends []int // where each command ends
+	for _, cmd := range [][]byte{
+		[]byte(formatRecord),
+		appendSet(nil, messageKey("1", 1), "a\r\n$3\r\n"),
+		appendDel(nil, messageKey("1", 1)),
+		appendSet(nil, messageKey("1", 2), strings.Repeat("b", 20)),
+	} {
+		data = append(data, cmd...)
+		ends = append(ends, len(data))
+	}
+	dir := t.TempDir()
+	for cut := len(formatRecord); cut <= len(data); cut++ {
+		whole := 0
+		for _, end := range ends {
+			if end <= cut {
+				whole = end
+			}
+		}
+		want, _, _ := loadRecords(t, data[:whole], len(data))
+		for _, zeros := range []int{0, 3} {
+			path := filepath.Join(dir, fmt.Sprintf("db%d-%d", cut, zeros))
+			if err := os.WriteFile(path, append(slices.Clone(data[:cut]), make([]byte, zeros)...), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r, err := openFileRecords(path, FsyncNever, NewManualClock(testStart))
+			if err != nil {
+				t.Fatalf("cut at %d, %d NUL bytes after: %v", cut, zeros, err)
+			}
+			got := dbRecords(t, r.db)
+			if err := r.close(); err != nil {
+				t.Fatal(err)
+			}
+			size := int64(whole)
+			if whole == cut {
+				size += int64(zeros)
+			}
+			if fi, err := os.Stat(path); err != nil || fi.Size() != size || !maps.Equal(got, want) {
+				t.Fatalf("cut at %d, %d NUL bytes after: the store holds %q in %d bytes (%v), want %q in %d", cut, zeros, got, fi.Size(), err, want, size)
+			}
 		}
 	}
 }
