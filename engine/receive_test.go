@@ -1171,10 +1171,7 @@ func TestReceiveTokenFailureChangesNothing(t *testing.T) {
 		random := &rationedRandom{left: -1}
 		e, clk := newTestEngine(t, Options{Random: random})
 		dlq := mustCreate(t, e, "dlq", AttributeUpdate{}, nil)
-		src := mustCreate(t, e, "src", AttributeUpdate{
-			VisibilityTimeout: ptr(30),
-			RedrivePolicy:     &RedrivePolicy{DeadLetterTargetArn: dlq.Arn(), MaxReceiveCount: 1},
-		}, nil)
+		src := mtSource(t, e, "src", dlq, AttributeUpdate{})
 		sendBodies(t, src, "poison")
 		recvOne(t, src, ReceiveOptions{}, "poison")
 		clk.Advance(30 * time.Second) // its lease ends: it is first, for the dead-letter queue
