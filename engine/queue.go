@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"maps"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -43,7 +44,17 @@ type Queue struct {
 	dedup     dedupWindow
 	attempts  attemptCache
 	timers    deadlineHeap // visibleAt of delayed and in-flight messages
-	expiry    deadlineHeap // expireAt of every message
+	// Most messages expire in the order they were sent, since a queue's
+	// retention seldom changes and its clock moves forward: those are
+	// inOrder, with no expiry entry each, their expireAts rising with
+	// their sequence numbers, so that the first of them still there is
+	// the next to expire. expiry holds the others: moved in with an
+	// earlier send time, given an expiry by a fixture, or sent after the
+	// retention shrank or the clock went back.
+	expiry    deadlineHeap // expireAt of the messages not inOrder
+	orderSeq  uint64       // sequence number of the latest inOrder message
+	orderAt   int64        // its expireAt
+	orderNext uint64       // no inOrder message is left below it
 	delayed   int
 	inFlight  int
 	scratch   []byte // encoding buffer for store records
@@ -299,6 +310,7 @@ func (q *Queue) clearLocked() {
 	q.ready.reset()
 	q.timers.reset()
 	q.expiry.reset()
+	q.orderNext = q.orderSeq + 1
 	q.delayed, q.inFlight = 0, 0
 	q.changedLocked()
 }
@@ -310,7 +322,12 @@ func (q *Queue) insertLocked(m *message) {
 	if m.group != nil {
 		m.group.members++
 	}
-	q.expiry.push(m.expireAt, m)
+	m.inOrder = m.seq > q.orderSeq && m.seq < math.MaxUint64 && m.expireAt >= q.orderAt
+	if m.inOrder {
+		q.orderSeq, q.orderAt = m.seq, m.expireAt
+	} else {
+		q.expiry.push(m.expireAt, m)
+	}
 	q.e.dueAt(m.expireAt)
 	q.setStateLocked(m, m.state, false)
 }
@@ -429,6 +446,25 @@ func timerLive(e deadlineEntry) bool {
 
 func expiryLive(e deadlineEntry) bool { return !e.m.gone }
 
+// firstInOrderLocked returns the inOrder message that expires first, the
+// one of the lowest sequence number still there, or nil for none. The
+// search goes on from where the last one ended, since no inOrder message
+// is ever added below the latest.
+func (q *Queue) firstInOrderLocked() *message {
+	for q.orderNext <= q.orderSeq {
+		m, next := q.msgs.getOrNext(q.orderNext, q.orderSeq)
+		switch {
+		case m == nil:
+			q.orderNext = next
+		case m.inOrder:
+			return m
+		default:
+			q.orderNext++
+		}
+	}
+	return nil
+}
+
 // compactSlack keeps small heaps from being compacted over and over.
 const compactSlack = 64
 
@@ -477,6 +513,10 @@ func (q *Queue) advance(now int64) {
 		q.removeLocked(e.m)
 		expired = append(expired, e.m)
 	}
+	for m := q.firstInOrderLocked(); m != nil && m.expireAt <= now; m = q.firstInOrderLocked() {
+		q.removeLocked(m)
+		expired = append(expired, m)
+	}
 	if len(expired) > 0 {
 		// An expired message is gone whether or not the store forgets it now:
 		// one left behind by a failed write expires again when loaded.
@@ -514,14 +554,10 @@ func (q *Queue) loadMessages(now int64) error {
 		if err != nil {
 			return err
 		}
-		// There are at most `most` records: every message's expiry gets
-		// room at once, rather than room grown, and copied, many times
-		// over.
-		most := 0
+		most := 0 // there are at most `most` records
 		if first <= last {
 			most = int(min(uint64(n), last-first+1))
 		}
-		q.expiry.grow(most)
 		split, splitSeq := q.splitLoad(first, last)
 		at := len(states) // states[:at] are those of the records before split
 		if split != "" {
@@ -554,7 +590,6 @@ func (q *Queue) loadMessages(now int64) error {
 				}
 			}
 		}
-		q.expiry.fit()
 		return errors.Join(err, tailErr)
 	})
 }
