@@ -122,68 +122,99 @@ func TestExpiryAcrossSequenceGaps(t *testing.T) {
 	}
 }
 
-// getOrNext finds the message at a number or the next number that may
-// hold one, whatever the gaps between the messages.
-func TestSeqIndexGetOrNext(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for round := range 200 {
-		var x seqIndex
-		var seqs []uint64
-		for range r.IntN(50) {
-			var seq uint64
-			switch r.IntN(3) {
-			case 0:
-				seq = uint64(r.IntN(300))
-			case 1:
-				seq = uint64(r.IntN(100 * seqPageSize * seqNearPages))
+// Messages each alone in its page, far apart, as a state of a FIFO queue
+// taken from SQS numbers them, expire together in one step that goes from
+// each one's page to the next's: a search that looked through all the
+// queue's pages for each would take some N² steps here, minutes under the
+// queue's lock.
+func TestExpiryOfFarApartMessagesAtOnce(t *testing.T) {
+	e, clk := newTestEngine(t, Options{})
+	q := mustCreate(t, e, "q", AttributeUpdate{MessageRetentionPeriod: ptr(60)}, nil)
+	const n = 1 << 16
+	at := clk.Now().Add(time.Minute).UnixNano()
+	q.mu.Lock()
+	for i := range uint64(n) {
+		q.insertLocked(&message{seq: (i + 1) << 20, state: stateReady, expireAt: at + int64(i)})
+	}
+	q.mu.Unlock()
+	if got := expiryEntries(q); got != 0 {
+		t.Fatalf("the expiry heap holds %d entries, want none", got)
+	}
+	clk.Advance(time.Minute + n)
+	q.mu.Lock()
+	q.advance(clk.Now().UnixNano())
+	left, next := q.msgs.len(), q.nextDeadlineLocked()
+	q.mu.Unlock()
+	if left != 0 || next != 0 {
+		t.Fatalf("after the last expiry %d messages are left and the next deadline is %d", left, next)
+	}
+}
+
+// Whatever is put in and taken out, in whatever order, the first inOrder
+// message firstInOrderLocked finds is the one of the lowest sequence number
+// there, the inOrder messages' expiries rise with their numbers, and the
+// pages kept to step between them stay in proportion to the queue's.
+func TestFirstInOrderFollowsTheIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 50 {
+		e, _ := newTestEngine(t, Options{})
+		q := mustCreate(t, e, "q"+strconv.Itoa(round), AttributeUpdate{}, nil)
+		var seq uint64
+		var at int64
+		var live []*message
+		q.mu.Lock()
+		for step := range 2000 {
+			switch op := r.IntN(10); {
+			case op < 5 || len(live) == 0:
+				// Mostly the next numbers, sometimes far on; mostly later
+				// expiries, sometimes earlier ones.
+				switch r.IntN(8) {
+				case 0:
+					seq += uint64(r.IntN(100 * seqPageSize))
+				case 1:
+					seq += min(r.Uint64()>>(10+r.IntN(54)), math.MaxUint64-2-seq)
+				}
+				seq = min(seq+1, math.MaxUint64-1)
+				at += int64(r.IntN(3)) - 1
+				if q.msgs.get(seq) != nil {
+					continue
+				}
+				m := &message{seq: seq, state: stateReady, expireAt: at}
+				q.insertLocked(m)
+				live = append(live, m)
+			case op < 6:
+				// A message taken out and put back, as a move the store
+				// refused gives it back.
+				m := live[r.IntN(len(live))]
+				q.removeLocked(m)
+				m.gone = false
+				q.insertLocked(m)
 			default:
-				seq = r.Uint64() >> r.IntN(64)
+				k := r.IntN(len(live))
+				q.removeLocked(live[k])
+				live = slices.Delete(live, k, k+1)
 			}
-			if seq == math.MaxUint64 || slices.Contains(seqs, seq) {
-				continue
-			}
-			seqs = append(seqs, seq)
-			x.put(&message{seq: seq})
-		}
-		slices.Sort(seqs)
-		limit := uint64(math.MaxUint64 - 1)
-		if round%2 == 0 && len(seqs) > 0 {
-			limit = seqs[len(seqs)/2]
-		}
-		// From 0, every message up to limit is found, in order, in a
-		// bounded number of calls: a page's empty slots one at a time,
-		// then a step to the next page.
-		var found []uint64
-		for at, calls := uint64(0), 0; at <= limit; calls++ {
-			if calls > (len(seqs)+1)*(seqPageSize+seqNearPages+2) {
-				t.Fatalf("round %d: %d calls and not past %d", round, calls, limit)
-			}
-			m, next := x.getOrNext(at, limit)
-			if m != nil {
-				if m.seq != at {
-					t.Fatalf("round %d: getOrNext(%d) found %d", round, at, m.seq)
+			var want *message
+			last := int64(math.MinInt64)
+			for _, m := range q.msgs.ordered() {
+				if !m.inOrder {
+					continue
 				}
-				found = append(found, at)
-				next = at + 1
-			} else if next <= at {
-				t.Fatalf("round %d: getOrNext(%d) goes back to %d", round, at, next)
-			}
-			// No message is passed over.
-			for _, s := range seqs {
-				if s > at && s < next {
-					t.Fatalf("round %d: getOrNext(%d) passes %d for %d", round, at, s, next)
+				if want == nil {
+					want = m
 				}
+				if m.expireAt < last {
+					t.Fatalf("round %d, step %d: inOrder message %d expires at %d, before %d", round, step, m.seq, m.expireAt, last)
+				}
+				last = m.expireAt
 			}
-			at = next
-		}
-		var want []uint64
-		for _, s := range seqs {
-			if s <= limit {
-				want = append(want, s)
+			if got := q.firstInOrderLocked(); got != want {
+				t.Fatalf("round %d, step %d: firstInOrderLocked found %v, want %v", round, step, got, want)
+			}
+			if n, most := len(q.orderPages), 2*q.msgs.pageCount()+compactSlack+1; n > most {
+				t.Fatalf("round %d, step %d: %d pages kept for %d indexed", round, step, n, q.msgs.pageCount())
 			}
 		}
-		if !slices.Equal(found, want) {
-			t.Fatalf("round %d: found %v, want %v", round, found, want)
-		}
+		q.mu.Unlock()
 	}
 }

@@ -55,9 +55,14 @@ type Queue struct {
 	orderSeq  uint64       // sequence number of the latest inOrder message
 	orderAt   int64        // its expireAt
 	orderNext uint64       // no inOrder message is left below it
-	delayed   int
-	inFlight  int
-	scratch   []byte // encoding buffer for store records
+	// orderPages are the seqIndex pages, from orderNext's on, that inOrder
+	// messages went into, each once, in order (and some gone since), so
+	// that firstInOrderLocked steps from one to the next however far apart
+	// their numbers are.
+	orderPages []uint64
+	delayed    int
+	inFlight   int
+	scratch    []byte // encoding buffer for store records
 	// rewrites are the records a write's putStateTx calls return, in
 	// order, for setRecordLocked once the write is done.
 	rewrites  []string
@@ -310,7 +315,7 @@ func (q *Queue) clearLocked() {
 	q.ready.reset()
 	q.timers.reset()
 	q.expiry.reset()
-	q.orderNext = q.orderSeq + 1
+	q.orderNext, q.orderPages = q.orderSeq+1, nil
 	q.delayed, q.inFlight = 0, 0
 	q.changedLocked()
 }
@@ -325,6 +330,13 @@ func (q *Queue) insertLocked(m *message) {
 	m.inOrder = m.seq > q.orderSeq && m.seq < math.MaxUint64 && m.expireAt >= q.orderAt
 	if m.inOrder {
 		q.orderSeq, q.orderAt = m.seq, m.expireAt
+		if k := m.seq >> seqPageBits; len(q.orderPages) == 0 || q.orderPages[len(q.orderPages)-1] != k {
+			if len(q.orderPages) > 2*q.msgs.pageCount()+compactSlack {
+				// Most are pages gone since: at most pageCount are not.
+				q.orderPages = slices.DeleteFunc(q.orderPages, func(k uint64) bool { return q.msgs.page(k) == nil })
+			}
+			q.orderPages = append(q.orderPages, k)
+		}
 	} else {
 		q.expiry.push(m.expireAt, m)
 	}
@@ -449,17 +461,28 @@ func expiryLive(e deadlineEntry) bool { return !e.m.gone }
 // firstInOrderLocked returns the inOrder message that expires first, the
 // one of the lowest sequence number still there, or nil for none. The
 // search goes on from where the last one ended, since no inOrder message
-// is ever added below the latest.
+// is ever added below the latest: through the slots of orderNext's page,
+// then to the next of orderPages, so that a search costs at most a page's
+// slots for each page an inOrder message went into.
 func (q *Queue) firstInOrderLocked() *message {
 	for q.orderNext <= q.orderSeq {
-		m, next := q.msgs.getOrNext(q.orderNext, q.orderSeq)
-		switch {
-		case m == nil:
-			q.orderNext = next
-		case m.inOrder:
-			return m
-		default:
-			q.orderNext++
+		k := q.orderNext >> seqPageBits
+		if p := q.msgs.page(k); p != nil {
+			if m := p.slots[q.orderNext&(seqPageSize-1)]; m != nil && m.inOrder {
+				return m
+			}
+			if (q.orderNext+1)>>seqPageBits == k {
+				q.orderNext++
+				continue
+			}
+		}
+		for len(q.orderPages) > 0 && q.orderPages[0] <= k {
+			q.orderPages = q.orderPages[1:]
+		}
+		if len(q.orderPages) == 0 {
+			q.orderNext = q.orderSeq + 1
+		} else {
+			q.orderNext = q.orderPages[0] << seqPageBits
 		}
 	}
 	return nil

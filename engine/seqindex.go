@@ -36,44 +36,12 @@ func (x *seqIndex) get(seq uint64) *message {
 	return nil
 }
 
-// getOrNext returns the message numbered seq, if indexed; and otherwise
-// the least number above seq that may be, or limit+1 when none up to limit
-// is. A run of numbers in pages that are gone is passed in one call,
-// however long. limit must be below math.MaxUint64.
-func (x *seqIndex) getOrNext(seq, limit uint64) (*message, uint64) {
-	if p := x.pages[seq>>seqPageBits]; p != nil {
-		if m := p.slots[seq&(seqPageSize-1)]; m != nil {
-			return m, seq
-		}
-		return nil, seq + 1
-	}
-	// The next page there is: near, as a rule, so looked for a page at a
-	// time, and past a long run of missing ones among them all.
-	page, last := seq>>seqPageBits+1, limit>>seqPageBits
-	for range seqNearPages {
-		if page > last {
-			return nil, limit + 1
-		}
-		if x.pages[page] != nil {
-			return nil, page << seqPageBits
-		}
-		page++
-	}
-	next, found := last, false
-	for k := range x.pages {
-		if k >= page && k <= next {
-			next, found = k, true
-		}
-	}
-	if !found {
-		return nil, limit + 1
-	}
-	return nil, next << seqPageBits
-}
+// page returns the page numbered k (seq>>seqPageBits), nil when none of
+// its numbers is indexed.
+func (x *seqIndex) page(k uint64) *seqPage { return x.pages[k] }
 
-// seqNearPages is how many pages getOrNext looks at one by one before it
-// looks through them all.
-const seqNearPages = 64
+// pageCount is the number of pages indexed.
+func (x *seqIndex) pageCount() int { return len(x.pages) }
 
 // put indexes m, which must not be indexed yet.
 func (x *seqIndex) put(m *message) {
