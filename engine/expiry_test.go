@@ -218,3 +218,24 @@ func TestFirstInOrderFollowsTheIndex(t *testing.T) {
 		q.mu.Unlock()
 	}
 }
+
+// Once no message that expires in send order is left, the next one sent
+// starts their run again, whatever the expiries of those before: after the
+// retention shrank and the queue emptied, messages take no expiry entry.
+func TestExpiryInSendOrderAgainOnceEmptied(t *testing.T) {
+	e, clk := newTestEngine(t, Options{})
+	q := mustCreate(t, e, "q", AttributeUpdate{MessageRetentionPeriod: ptr(3600)}, nil)
+	sendBodies(t, q, "long")
+	wantCode(t, q.SetAttributes(AttributeUpdate{MessageRetentionPeriod: ptr(60)}), "")
+	sendBodies(t, q, "short")
+	wantCode(t, ack(q, recvOne(t, q, ReceiveOptions{}, "long").ReceiptHandle), "")
+	wantCode(t, ack(q, recvOne(t, q, ReceiveOptions{}, "short").ReceiptHandle), "")
+	sendBodies(t, q, "a", "b")
+	if n := expiryEntries(q); n != 0 {
+		t.Fatalf("the expiry heap holds %d entries, want none", n)
+	}
+	clk.Advance(60 * time.Second)
+	if got := storedBodiesNow(t, e, q); len(got) != 0 {
+		t.Fatalf("after their expiry the queue holds %q", got)
+	}
+}

@@ -50,7 +50,8 @@ type Queue struct {
 	// their sequence numbers, so that the first of them still there is
 	// the next to expire. expiry holds the others: moved in with an
 	// earlier send time, given an expiry by a fixture, or sent after the
-	// retention shrank or the clock went back.
+	// retention shrank or the clock went back while a message sent before
+	// is still there.
 	expiry    deadlineHeap // expireAt of the messages not inOrder
 	orderSeq  uint64       // sequence number of the latest inOrder message
 	orderAt   int64        // its expireAt
@@ -322,12 +323,14 @@ func (q *Queue) clearLocked() {
 
 // insertLocked indexes a new m by its state.
 func (q *Queue) insertLocked(m *message) {
+	// A message expiring before the latest inOrder one starts their run
+	// again if none is left.
+	m.inOrder = m.seq > q.orderSeq && m.seq < math.MaxUint64 && (m.expireAt >= q.orderAt || q.firstInOrderLocked() == nil)
 	q.msgs.put(m)
 	q.stats.storedBytes += int64(len(m.record()))
 	if m.group != nil {
 		m.group.members++
 	}
-	m.inOrder = m.seq > q.orderSeq && m.seq < math.MaxUint64 && m.expireAt >= q.orderAt
 	if m.inOrder {
 		q.orderSeq, q.orderAt = m.seq, m.expireAt
 		if k := m.seq >> seqPageBits; len(q.orderPages) == 0 || q.orderPages[len(q.orderPages)-1] != k {
