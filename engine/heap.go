@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"container/heap"
-	"slices"
-)
+import "container/heap"
 
 // The index structures a queue keeps over its messages and groups. They are
 // built so that the cost of an operation does not grow with the queue's
@@ -35,17 +32,6 @@ func (h *deadlineHeap) len() int { return len(h.items) }
 func (h *deadlineHeap) push(at int64, m *message) {
 	h.items = append(h.items, deadlineEntry{at, m})
 	h.up(len(h.items) - 1)
-}
-
-// grow makes room for n more entries.
-func (h *deadlineHeap) grow(n int) { h.items = slices.Grow(h.items, n) }
-
-// fit gives up the room grow made that went unused, once it is most of
-// the heap's.
-func (h *deadlineHeap) fit() {
-	if cap(h.items) > 2*len(h.items) {
-		h.items = append([]deadlineEntry(nil), h.items...)
-	}
 }
 
 func (h *deadlineHeap) peek() (deadlineEntry, bool) {

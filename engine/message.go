@@ -119,6 +119,7 @@ type message struct {
 	recLen    uint32
 	state     uint8
 	gone      bool  // deleted, expired, purged or moved: its heap entries are stale
+	inOrder   bool  // expires in send order, found by sequence number (Queue.firstInOrderLocked), with no expiry entry
 	sentAt    int64 // unix nanoseconds, like every instant below
 	visibleAt int64
 	expireAt  int64

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"maps"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -43,10 +44,26 @@ type Queue struct {
 	dedup     dedupWindow
 	attempts  attemptCache
 	timers    deadlineHeap // visibleAt of delayed and in-flight messages
-	expiry    deadlineHeap // expireAt of every message
-	delayed   int
-	inFlight  int
-	scratch   []byte // encoding buffer for store records
+	// Most messages expire in the order they were sent, since a queue's
+	// retention seldom changes and its clock moves forward: those are
+	// inOrder, with no expiry entry each, their expireAts rising with
+	// their sequence numbers, so that the first of them still there is
+	// the next to expire. expiry holds the others: moved in with an
+	// earlier send time, given an expiry by a fixture, or sent after the
+	// retention shrank or the clock went back while a message sent before
+	// is still there.
+	expiry    deadlineHeap // expireAt of the messages not inOrder
+	orderSeq  uint64       // sequence number of the latest inOrder message
+	orderAt   int64        // its expireAt
+	orderNext uint64       // no inOrder message is left below it
+	// orderPages are the seqIndex pages, from orderNext's on, that inOrder
+	// messages went into, each once, in order (and some gone since), so
+	// that firstInOrderLocked steps from one to the next however far apart
+	// their numbers are.
+	orderPages []uint64
+	delayed    int
+	inFlight   int
+	scratch    []byte // encoding buffer for store records
 	// rewrites are the records a write's putStateTx calls return, in
 	// order, for setRecordLocked once the write is done.
 	rewrites  []string
@@ -299,18 +316,33 @@ func (q *Queue) clearLocked() {
 	q.ready.reset()
 	q.timers.reset()
 	q.expiry.reset()
+	q.orderNext, q.orderPages = q.orderSeq+1, nil
 	q.delayed, q.inFlight = 0, 0
 	q.changedLocked()
 }
 
 // insertLocked indexes a new m by its state.
 func (q *Queue) insertLocked(m *message) {
+	// A message expiring before the latest inOrder one starts their run
+	// again if none is left.
+	m.inOrder = m.seq > q.orderSeq && m.seq < math.MaxUint64 && (m.expireAt >= q.orderAt || q.firstInOrderLocked() == nil)
 	q.msgs.put(m)
 	q.stats.storedBytes += int64(len(m.record()))
 	if m.group != nil {
 		m.group.members++
 	}
-	q.expiry.push(m.expireAt, m)
+	if m.inOrder {
+		q.orderSeq, q.orderAt = m.seq, m.expireAt
+		if k := m.seq >> seqPageBits; len(q.orderPages) == 0 || q.orderPages[len(q.orderPages)-1] != k {
+			if len(q.orderPages) > 2*q.msgs.pageCount()+compactSlack {
+				// Most are pages gone since: at most pageCount are not.
+				q.orderPages = slices.DeleteFunc(q.orderPages, func(k uint64) bool { return q.msgs.page(k) == nil })
+			}
+			q.orderPages = append(q.orderPages, k)
+		}
+	} else {
+		q.expiry.push(m.expireAt, m)
+	}
 	q.e.dueAt(m.expireAt)
 	q.setStateLocked(m, m.state, false)
 }
@@ -429,6 +461,36 @@ func timerLive(e deadlineEntry) bool {
 
 func expiryLive(e deadlineEntry) bool { return !e.m.gone }
 
+// firstInOrderLocked returns the inOrder message that expires first, the
+// one of the lowest sequence number still there, or nil for none. The
+// search goes on from where the last one ended, since no inOrder message
+// is ever added below the latest: through the slots of orderNext's page,
+// then to the next of orderPages, so that a search costs at most a page's
+// slots for each page an inOrder message went into.
+func (q *Queue) firstInOrderLocked() *message {
+	for q.orderNext <= q.orderSeq {
+		k := q.orderNext >> seqPageBits
+		if p := q.msgs.page(k); p != nil {
+			if m := p.slots[q.orderNext&(seqPageSize-1)]; m != nil && m.inOrder {
+				return m
+			}
+			if (q.orderNext+1)>>seqPageBits == k {
+				q.orderNext++
+				continue
+			}
+		}
+		for len(q.orderPages) > 0 && q.orderPages[0] <= k {
+			q.orderPages = q.orderPages[1:]
+		}
+		if len(q.orderPages) == 0 {
+			q.orderNext = q.orderSeq + 1
+		} else {
+			q.orderNext = q.orderPages[0] << seqPageBits
+		}
+	}
+	return nil
+}
+
 // compactSlack keeps small heaps from being compacted over and over.
 const compactSlack = 64
 
@@ -477,6 +539,10 @@ func (q *Queue) advance(now int64) {
 		q.removeLocked(e.m)
 		expired = append(expired, e.m)
 	}
+	for m := q.firstInOrderLocked(); m != nil && m.expireAt <= now; m = q.firstInOrderLocked() {
+		q.removeLocked(m)
+		expired = append(expired, m)
+	}
 	if len(expired) > 0 {
 		// An expired message is gone whether or not the store forgets it now:
 		// one left behind by a failed write expires again when loaded.
@@ -514,14 +580,10 @@ func (q *Queue) loadMessages(now int64) error {
 		if err != nil {
 			return err
 		}
-		// There are at most `most` records: every message's expiry gets
-		// room at once, rather than room grown, and copied, many times
-		// over.
-		most := 0
+		most := 0 // there are at most `most` records
 		if first <= last {
 			most = int(min(uint64(n), last-first+1))
 		}
-		q.expiry.grow(most)
 		split, splitSeq := q.splitLoad(first, last)
 		at := len(states) // states[:at] are those of the records before split
 		if split != "" {
@@ -554,7 +616,6 @@ func (q *Queue) loadMessages(now int64) error {
 				}
 			}
 		}
-		q.expiry.fit()
 		return errors.Join(err, tailErr)
 	})
 }

@@ -36,6 +36,13 @@ func (x *seqIndex) get(seq uint64) *message {
 	return nil
 }
 
+// page returns the page numbered k (seq>>seqPageBits), nil when none of
+// its numbers is indexed.
+func (x *seqIndex) page(k uint64) *seqPage { return x.pages[k] }
+
+// pageCount is the number of pages indexed.
+func (x *seqIndex) pageCount() int { return len(x.pages) }
+
 // put indexes m, which must not be indexed yet.
 func (x *seqIndex) put(m *message) {
 	if x.pages == nil {

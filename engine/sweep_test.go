@@ -151,3 +151,28 @@ func TestChangedAndNextDue(t *testing.T) {
 		t.Fatal("deleting a queue did not signal a change")
 	}
 }
+
+// Messages that expire in send order have no expiry entry: once the first
+// is acknowledged, the sweeper, waking for it, finds the next one's expiry
+// and plans for it, and then for the one after.
+func TestSweeperFindsTheNextInOrderExpiry(t *testing.T) {
+	e, clk := newTestEngine(t, Options{})
+	q := mustCreate(t, e, "q", AttributeUpdate{MessageRetentionPeriod: ptr(60)}, nil)
+	sendBodies(t, q, "a")
+	clk.Advance(10 * time.Second)
+	sendBodies(t, q, "b")
+	clk.Advance(10 * time.Second)
+	sendBodies(t, q, "c")
+	awaitSweepAt(t, e, testStart.Add(60*time.Second).UnixNano())
+	wantCode(t, ack(q, recvOne(t, q, ReceiveOptions{}, "a").ReceiptHandle), "")
+	clk.Advance(40 * time.Second)
+	awaitSweepAt(t, e, testStart.Add(70*time.Second).UnixNano())
+	clk.Advance(10 * time.Second)
+	awaitSweepAt(t, e, testStart.Add(80*time.Second).UnixNano())
+	q.mu.Lock()
+	left := q.msgs.len()
+	q.mu.Unlock()
+	if left != 1 {
+		t.Fatalf("%d messages stored after b expired, want c alone", left)
+	}
+}

@@ -110,6 +110,9 @@ func (q *Queue) nextDeadlineLocked() int64 {
 			next = e.at
 		}
 	}
+	if m := q.firstInOrderLocked(); m != nil && (next == 0 || m.expireAt < next) {
+		next = m.expireAt
+	}
 	return next
 }
 
