@@ -99,10 +99,7 @@ func TestAdvanceEndsLeasesDelaysAndRetention(t *testing.T) {
 		t.Fatalf("after 61 s the counts are %+v, want the delay ended", got)
 	}
 	wantCode(t, e.Advance(300*time.Second), "")
-	q.mu.Lock()
-	n := q.msgs.len()
-	q.mu.Unlock()
-	if n != 0 {
+	if n := indexedMessages(q); n != 0 {
 		t.Fatalf("%d messages outlived their retention", n)
 	}
 }

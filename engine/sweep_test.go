@@ -21,6 +21,14 @@ func awaitSweepAt(t *testing.T, e *Engine, want int64) {
 	}
 }
 
+// indexedMessages is the number of messages q holds, without bringing it
+// to the clock's time.
+func indexedMessages(q *Queue) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.msgs.len()
+}
+
 func TestSweeperSleepsUntilSomethingIsDue(t *testing.T) {
 	e, clk := newTestEngine(t, Options{})
 	q := mustCreate(t, e, "q", AttributeUpdate{}, nil)
@@ -51,10 +59,7 @@ func TestSweeperExpiresMessagesOnTime(t *testing.T) {
 	// message at its deadline, and then plans for the second's.
 	clk.Advance(30 * time.Second)
 	awaitSweepAt(t, e, testStart.Add(90*time.Second).UnixNano())
-	q.mu.Lock()
-	left := q.msgs.len()
-	q.mu.Unlock()
-	if left != 1 {
+	if left := indexedMessages(q); left != 1 {
 		t.Fatalf("%d messages stored after the first expired, want 1", left)
 	}
 }
@@ -169,10 +174,7 @@ func TestSweeperFindsTheNextInOrderExpiry(t *testing.T) {
 	awaitSweepAt(t, e, testStart.Add(70*time.Second).UnixNano())
 	clk.Advance(10 * time.Second)
 	awaitSweepAt(t, e, testStart.Add(80*time.Second).UnixNano())
-	q.mu.Lock()
-	left := q.msgs.len()
-	q.mu.Unlock()
-	if left != 1 {
+	if left := indexedMessages(q); left != 1 {
 		t.Fatalf("%d messages stored after b expired, want c alone", left)
 	}
 }
