@@ -69,15 +69,24 @@ func TestExpiryInSendOrderKeepsNoEntries(t *testing.T) {
 	}
 }
 
+// shrunkRetention makes queue q with a retention of from seconds, sends it
+// "long", shrinks the retention to 60 s and sends it "short", which expires
+// first.
+func shrunkRetention(t *testing.T, e *Engine, from int) *Queue {
+	t.Helper()
+	q := mustCreate(t, e, "q", AttributeUpdate{MessageRetentionPeriod: ptr(from)}, nil)
+	sendBodies(t, q, "long")
+	wantCode(t, q.SetAttributes(AttributeUpdate{MessageRetentionPeriod: ptr(60)}), "")
+	sendBodies(t, q, "short")
+	return q
+}
+
 // A message that would expire before one sent earlier, after the retention
 // shrank, goes in the heap, and expires at its own instant, before the
 // earlier ones; those after it expire in order again.
 func TestExpiryOutOfSendOrder(t *testing.T) {
 	e, clk := newTestEngine(t, Options{})
-	q := mustCreate(t, e, "q", AttributeUpdate{MessageRetentionPeriod: ptr(120)}, nil)
-	sendBodies(t, q, "long")
-	wantCode(t, q.SetAttributes(AttributeUpdate{MessageRetentionPeriod: ptr(60)}), "")
-	sendBodies(t, q, "short")
+	q := shrunkRetention(t, e, 120)
 	if n := expiryEntries(q); n != 1 {
 		t.Fatalf("the expiry heap holds %d entries, want the one of short", n)
 	}
@@ -224,10 +233,7 @@ func TestFirstInOrderFollowsTheIndex(t *testing.T) {
 // retention shrank and the queue emptied, messages take no expiry entry.
 func TestExpiryInSendOrderAgainOnceEmptied(t *testing.T) {
 	e, clk := newTestEngine(t, Options{})
-	q := mustCreate(t, e, "q", AttributeUpdate{MessageRetentionPeriod: ptr(3600)}, nil)
-	sendBodies(t, q, "long")
-	wantCode(t, q.SetAttributes(AttributeUpdate{MessageRetentionPeriod: ptr(60)}), "")
-	sendBodies(t, q, "short")
+	q := shrunkRetention(t, e, 3600)
 	wantCode(t, ack(q, recvOne(t, q, ReceiveOptions{}, "long").ReceiptHandle), "")
 	wantCode(t, ack(q, recvOne(t, q, ReceiveOptions{}, "short").ReceiptHandle), "")
 	sendBodies(t, q, "a", "b")

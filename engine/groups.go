@@ -42,7 +42,7 @@ type groupKey struct {
 }
 
 func keyOf(head *message) groupKey {
-	return groupKey{since: readySince(head), returned: head.receipt().receiveCount > 0, seq: head.seq}
+	return groupKey{since: readySince(head), returned: head.receiveCount() > 0, seq: head.seq}
 }
 
 // readySince is when a visible message became visible: its send, the end

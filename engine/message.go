@@ -161,6 +161,15 @@ func (m *message) receipt() receipt {
 	return *m.recv
 }
 
+// receiveCount is the number of times m has been received, 0 if never,
+// read without copying its receipt.
+func (m *message) receiveCount() int32 {
+	if m.recv == nil {
+		return 0
+	}
+	return m.recv.receiveCount
+}
+
 // received returns m's receipt to change, giving m one if it has none.
 func (m *message) received() *receipt {
 	if m.recv == nil {

@@ -128,7 +128,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *
 		if m == nil {
 			break
 		}
-		if dlq != nil && int(m.receipt().receiveCount) >= a.RedrivePolicy.MaxReceiveCount {
+		if dlq != nil && int(m.receiveCount()) >= a.RedrivePolicy.MaxReceiveCount {
 			q.removeLocked(m)
 			dead = append(dead, m)
 			continue
