@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"crypto/md5"
 	"encoding/hex"
 	"math/rand/v2"
 	"path/filepath"
@@ -23,8 +24,8 @@ func TestRecordState(t *testing.T) {
 		Attributes: []MessageAttribute{{Name: "a", DataType: "Binary", BinaryValue: []byte{0, 1}}},
 		SenderID:   "000000000000", GroupID: "g", SequenceNumber: "7", DeadLetterSourceArn: "arn:aws:sqs:us-east-1:000000000000:src",
 	}
-	if got := len(appendMessage(nil, &rec)); got != 2+16+16+5+1+(2+1+1+3)+1+2+2+len(rec.DeadLetterSourceArn)+1 {
-		t.Errorf("the record of %+v takes %d bytes; its id, MD5 and sender are not raw", rec, got)
+	if got := len(appendMessage(nil, &rec)); got != 2+16+1+5+1+(2+1+1+3)+1+2+2+len(rec.DeadLetterSourceArn)+1 {
+		t.Errorf("the record of %+v takes %d bytes; its id and sender are not raw, or it holds its MD5", rec, got)
 	}
 	for name, m := range map[string]message{
 		"ready":     {sentAt: sent, expireAt: sent + int64(time.Hour)},
@@ -69,7 +70,8 @@ func TestRecordState(t *testing.T) {
 }
 
 // Fields a version 2 record cannot hold raw, and those it holds only when
-// set, read back as they were written; an id is found in either form.
+// set, read back as they were written, and the MD5 as the body's, which
+// it is for every message a queue holds; an id is found in either form.
 func TestRecordMessageForms(t *testing.T) {
 	at := time.Unix(0, testStart.UnixNano())
 	for name, rec := range map[string]Message{
@@ -90,8 +92,11 @@ func TestRecordMessageForms(t *testing.T) {
 			rec.SentAt = at
 			m := &message{sentAt: at.UnixNano()}
 			m.setRecord(string(appendRecordState(appendMessage(nil, &rec), m, false)))
-			if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, rec) {
-				t.Errorf("read back as\n %+v, %v\nwant %+v", back, err, rec)
+			want := rec
+			sum := md5.Sum([]byte(rec.Body))
+			want.MD5OfBody = hex.EncodeToString(sum[:])
+			if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, want) {
+				t.Errorf("read back as\n %+v, %v\nwant %+v", back, err, want)
 			}
 			if group, _, _, err := decodeIndex(m.record(), &message{}); err != nil || group != rec.GroupID {
 				t.Errorf("decodeIndex: group %q, %v", group, err)
@@ -100,6 +105,39 @@ func TestRecordMessageForms(t *testing.T) {
 				t.Errorf("recordHasID does not tell %q from others", rec.ID)
 			}
 		})
+	}
+}
+
+// A record written before records left the MD5 out holds it raw or as
+// text, and reads back with the MD5 it holds, whatever the body's is.
+func TestRecordMD5WrittenBefore(t *testing.T) {
+	rec := Message{ID: "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c10", Body: "body", SenderID: "000000000000", GroupID: "g"}
+	now := appendMessage(nil, &rec)
+	const at = 2 + 16 // past the version, the flags and the raw id: the MD5's empty text
+	if now[1]&rawMD5 != 0 || now[at] != 0 {
+		t.Fatalf("record %x holds an MD5", now)
+	}
+	const held = "00112233445566778899aabbccddeeff"
+	sum, _ := hex.DecodeString(held)
+	raw := slices.Concat(now[:at], sum, now[at+1:])
+	raw[1] |= rawMD5
+	for name, c := range map[string]struct {
+		b   []byte
+		md5 string
+	}{
+		"raw":  {raw, held},
+		"text": {slices.Concat(now[:at], []byte{32}, []byte(strings.ToUpper(held)), now[at+1:]), strings.ToUpper(held)},
+	} {
+		m := &message{sentAt: testStart.UnixNano()}
+		m.setRecord(string(appendRecordState(c.b, m, false)))
+		want := rec
+		want.MD5OfBody, want.SentAt = c.md5, time.Unix(0, m.sentAt)
+		if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, want) {
+			t.Errorf("%s: read back as\n %+v, %v\nwant %+v", name, back, err, want)
+		}
+		if group, _, _, err := decodeIndex(m.record(), &message{}); err != nil || group != rec.GroupID {
+			t.Errorf("%s: decodeIndex: group %q, %v", name, group, err)
+		}
 	}
 }
 
@@ -162,8 +200,9 @@ func TestRecordHexRandom(t *testing.T) {
 	}
 }
 
-// The word-at-a-time hex of ids and MD5s agrees with encoding/hex, and
-// takes lowercase hex digits alone: every byte value in every place.
+// The word-at-a-time hex of ids and MD5s agrees with encoding/hex, and an
+// id's parse takes lowercase hex digits alone: every byte value in every
+// place.
 func TestRecordHex(t *testing.T) {
 	raw := make([]byte, 16)
 	for i := range raw {
@@ -182,25 +221,15 @@ func TestRecordHex(t *testing.T) {
 				t.Fatalf("appendUUID(%x) = %s, want %s", b, got, id)
 			}
 			var back [16]byte
-			if !parseHex(&back, want) || string(back[:]) != string(b) {
-				t.Fatalf("parseHex(%s) = %x", want, back)
-			}
 			if !parseUUID(&back, id) || string(back[:]) != string(b) {
 				t.Fatalf("parseUUID(%s) = %x", id, back)
 			}
 		}
 	}
 	valid := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
-	md5 := hex.EncodeToString(raw)
 	id := string(appendUUID(nil, string(raw)))
 	var dst [16]byte
 	for c := range 256 {
-		for at := range len(md5) {
-			s := md5[:at] + string([]byte{byte(c)}) + md5[at+1:]
-			if got := parseHex(&dst, s); got != valid(byte(c)) {
-				t.Fatalf("parseHex(%q) = %v", s, got)
-			}
-		}
 		for at := range len(id) {
 			s := id[:at] + string([]byte{byte(c)}) + id[at+1:]
 			want := valid(byte(c))
