@@ -165,8 +165,8 @@ const (
 // a record holds it as empty text and a read computes it (bodyMD5): 15
 // bytes a message less to keep than its raw form, for about as many
 // instructions as rendering it; records written before held it raw, with
-// rawMD5, or as text. A 200-byte body's record then fits Go's 240-byte
-// size class.
+// rawMD5, or as text. A 200-byte body's record, with an attribute, from
+// the default account, then fits Go's 240-byte size class.
 const (
 	rawID = 1 << iota
 	rawMD5
@@ -456,12 +456,15 @@ func messageEnd(s string) (int, bool) {
 
 // rawText is what a version 2 record holds of a message in a raw form,
 // which a delivery renders as text: the raw id, "" when the record holds
-// it as text; the body's MD5, computed, when the record leaves it out, or
-// read raw from a record written before; and the sender's number.
+// it as text; the body's MD5, read raw from a record written before
+// (hasMD5), or computed from the body, md5Of, when the record leaves it
+// out (deriveMD5); and the sender's number.
 type rawText struct {
 	id            string
 	md5           [16]byte
 	hasMD5        bool
+	md5Of         string
+	deriveMD5     bool
 	sender        uint64
 	numericSender bool
 	spans         [3][2]int // where appendTo put each field's text
@@ -475,6 +478,9 @@ func (t *rawText) appendTo(text []byte, prev *rawText) []byte {
 		t.spans[0][0] = len(text)
 		text = appendUUID(text, t.id)
 		t.spans[0][1] = len(text)
+	}
+	if t.deriveMD5 {
+		t.md5, t.hasMD5 = bodyMD5(t.md5Of), true
 	}
 	if t.hasMD5 {
 		t.spans[1][0] = len(text)
@@ -508,11 +514,21 @@ func (t *rawText) fill(rec *Message, whole string) {
 }
 
 // decodeMessage reads m's record.
-func decodeMessage(m *message) (Message, error) {
+func decodeMessage(m *message) (Message, error) { return decodeMessageMD5(m, true) }
+
+// decodeMessageContent reads m's record but for the MD5 of its body, for
+// a reader that looks at the message rather than deliver it: MD5OfBody is
+// "" unless the record, written before records left it out, holds it.
+func decodeMessageContent(m *message) (Message, error) { return decodeMessageMD5(m, false) }
+
+// decodeMessageMD5 is decodeMessage, or with withMD5 false
+// decodeMessageContent.
+func decodeMessageMD5(m *message, withMD5 bool) (Message, error) {
 	var room []MessageAttribute
 	var rec Message
 	var raw rawText
 	err := decodeMessageIn(m, &rec, &raw, &room, 1)
+	raw.deriveMD5 = raw.deriveMD5 && withMD5
 	raw.fill(&rec, string(raw.appendTo(nil, nil)))
 	return rec, err
 }
@@ -546,7 +562,7 @@ func decodeMessageIn(m *message, rec *Message, raw *rawText, room *[]MessageAttr
 	}
 	rec.Body = r.string()
 	if flags&rawMD5 == 0 && rec.MD5OfBody == "" && r.err == nil {
-		raw.md5, raw.hasMD5 = bodyMD5(rec.Body), true
+		raw.md5Of, raw.deriveMD5 = rec.Body, true
 	}
 	rec.Attributes = readAttributes(&r, version, room, batch)
 	if flags&hasSystemAttributes != 0 {

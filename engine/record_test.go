@@ -108,28 +108,47 @@ func TestRecordMessageForms(t *testing.T) {
 	}
 }
 
+// heldMD5 is the record rec, of a message whose id is raw, as a record
+// written before records left the MD5 out holds md5: raw, or as text.
+func heldMD5(t *testing.T, rec string, md5 string, raw bool) string {
+	t.Helper()
+	const at = 2 + 16 // past the version, the flags and the raw id: the MD5's empty text
+	if len(rec) <= at || rec[1]&rawID == 0 || rec[1]&rawMD5 != 0 || rec[at] != 0 {
+		t.Fatalf("record %x holds an MD5, or no raw id", rec)
+	}
+	b := []byte(rec)
+	held := append([]byte{byte(len(md5))}, md5...)
+	if raw {
+		sum, err := hex.DecodeString(md5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = sum
+		b[1] |= rawMD5
+	}
+	return string(slices.Concat(b[:at], held, b[at+1:]))
+}
+
+// hexMD5 is the MD5 of body as SQS gives it.
+func hexMD5(body string) string {
+	sum := md5.Sum([]byte(body))
+	return hex.EncodeToString(sum[:])
+}
+
 // A record written before records left the MD5 out holds it raw or as
-// text, and reads back with the MD5 it holds, whatever the body's is.
+// text, and reads back with the MD5 it holds, whatever the body's is; cut
+// short anywhere, it is refused.
 func TestRecordMD5WrittenBefore(t *testing.T) {
 	rec := Message{ID: "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c10", Body: "body", SenderID: "000000000000", GroupID: "g"}
-	now := appendMessage(nil, &rec)
-	const at = 2 + 16 // past the version, the flags and the raw id: the MD5's empty text
-	if now[1]&rawMD5 != 0 || now[at] != 0 {
-		t.Fatalf("record %x holds an MD5", now)
-	}
+	now := string(appendMessage(nil, &rec))
 	const held = "00112233445566778899aabbccddeeff"
-	sum, _ := hex.DecodeString(held)
-	raw := slices.Concat(now[:at], sum, now[at+1:])
-	raw[1] |= rawMD5
-	for name, c := range map[string]struct {
-		b   []byte
-		md5 string
-	}{
-		"raw":  {raw, held},
-		"text": {slices.Concat(now[:at], []byte{32}, []byte(strings.ToUpper(held)), now[at+1:]), strings.ToUpper(held)},
+	for name, c := range map[string]struct{ rec, md5 string }{
+		"raw":  {heldMD5(t, now, held, true), held},
+		"text": {heldMD5(t, now, strings.ToUpper(held), false), strings.ToUpper(held)},
+		"none": {now, hexMD5(rec.Body)},
 	} {
 		m := &message{sentAt: testStart.UnixNano()}
-		m.setRecord(string(appendRecordState(c.b, m, false)))
+		m.setRecord(string(appendRecordState([]byte(c.rec), m, false)))
 		want := rec
 		want.MD5OfBody, want.SentAt = c.md5, time.Unix(0, m.sentAt)
 		if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, want) {
@@ -137,6 +156,84 @@ func TestRecordMD5WrittenBefore(t *testing.T) {
 		}
 		if group, _, _, err := decodeIndex(m.record(), &message{}); err != nil || group != rec.GroupID {
 			t.Errorf("%s: decodeIndex: group %q, %v", name, group, err)
+		}
+		for n := range len(m.record()) {
+			cut := &message{}
+			cut.setRecord(m.record()[:n])
+			decodeMessage(cut) // must not panic
+			if _, _, _, err := decodeIndex(cut.record(), &message{}); err == nil {
+				t.Errorf("%s: decodeIndex of the record cut to %d bytes succeeded", name, n)
+			}
+		}
+	}
+}
+
+// One receive of messages whose records hold their MD5 in each form, the
+// held one another than the body's in some, renders each its own, in
+// memory and in a file store, before and after a restart and a rewrite of
+// the records by a receive, and so does a state dump.
+func TestReceiveRendersMD5OfEachForm(t *testing.T) {
+	for _, path := range []string{"", filepath.Join(t.TempDir(), "db")} {
+		clk := NewManualClock(testStart)
+		e := openAt(t, path, clk)
+		q := mustCreate(t, e, "q", AttributeUpdate{VisibilityTimeout: ptr(30)}, nil)
+		held := map[string]string{
+			"raw, another": "00112233445566778899aabbccddeeff", "raw, the body's": hexMD5("raw, the body's"),
+			"text, another": "00112233445566778899AABBCCDDEEFF", "text, the body's": hexMD5("text, the body's"),
+		}
+		bodies := []string{"new", "raw, another", "text, another", "new again", "raw, the body's", "text, the body's", strings.Repeat("x", 300)}
+		want := map[string]string{}
+		var msgs []NewMessage
+		for _, b := range bodies {
+			msgs = append(msgs, NewMessage{Body: b})
+			want[b] = hexMD5(b)
+			if h, ok := held[b]; ok {
+				want[b] = h
+			}
+		}
+		for i, r := range send(t, q, msgs...) {
+			if r.MD5OfBody != hexMD5(bodies[i]) {
+				t.Fatalf("%q: sent %q with MD5 %s", path, bodies[i], r.MD5OfBody)
+			}
+		}
+		q.mu.Lock()
+		for _, m := range q.msgs.ordered() {
+			rec, err := decodeMessage(m)
+			h, ok := held[rec.Body]
+			if err != nil || !ok {
+				continue
+			}
+			old := heldMD5(t, m.record(), h, strings.HasPrefix(rec.Body, "raw"))
+			if path != "" {
+				if err := e.store.update(func(tx recordTx) error { return tx.set(messageKey(q.keyspace, m.seq), old) }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			q.setRecordLocked(m, old)
+		}
+		q.mu.Unlock()
+		for round := range 3 {
+			if path != "" && round != 2 {
+				e = reopen(t, e, path, clk)
+				q = mustQueue(t, e, "q")
+			}
+			got := recvNow(t, q, ReceiveOptions{MaxMessages: 10})
+			if len(got) != len(bodies) {
+				t.Fatalf("%q, round %d: received %d of %d", path, round, len(got), len(bodies))
+			}
+			for _, d := range got {
+				if d.MD5OfBody != want[d.Body] {
+					t.Errorf("%q, round %d: %q delivered with MD5 %s, want %s", path, round, d.Body, d.MD5OfBody, want[d.Body])
+				}
+			}
+			clk.Advance(31 * time.Second)
+		}
+		for _, qs := range stateOf(t, e).Queues {
+			for _, ms := range qs.Messages {
+				if ms.MD5OfBody != want[ms.Body] {
+					t.Errorf("%q: state dump of %q with MD5 %s, want %s", path, ms.Body, ms.MD5OfBody, want[ms.Body])
+				}
+			}
 		}
 	}
 }

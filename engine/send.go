@@ -9,7 +9,6 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	results := make([]SendResult, len(msgs))
 	a := q.Attributes()
 	batch := make([]pending, 0, len(msgs))
-	// The batch's bodies are copied, for their MD5, to one buffer in turn.
 	// The messages of a batch often carry equal attributes, which need
 	// checking once.
 	var checked []MessageAttribute
