@@ -52,7 +52,7 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 	var adopted []*message
 	err := q.e.store.update(func(tx recordTx) error {
 		for _, old := range moved {
-			rec, err := decodeMessage(old)
+			rec, err := decodeMessageContent(old) // its record, made again, leaves the MD5 out
 			if err != nil {
 				continue
 			}

@@ -389,7 +389,7 @@ func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, st
 		}
 		target := destinationArn
 		if target == "" {
-			rec, err := decodeMessage(m)
+			rec, err := decodeMessageContent(m)
 			if err != nil || rec.DeadLetterSourceArn == "" {
 				reason = "The message has no source queue to return to; give a DestinationArn."
 				break

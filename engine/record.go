@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"crypto/md5"
 	"encoding/binary"
 	"errors"
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // Stored records use a small length-prefixed binary form rather than JSON:
@@ -157,10 +159,14 @@ const (
 
 // A version 2 record's second byte is flags: which fields it holds in a
 // raw form, rendered as text when read, and which of the fields most
-// messages leave empty it holds at all. A message id of uuidLen lowercase hex
-// digits and dashes and a body MD5 of 32 lowercase hex digits take 16
-// bytes each; a sender of 12 decimal digits, an account, takes its value.
-// A 200-byte body's record then fits Go's 256-byte size class.
+// messages leave empty it holds at all. A message id of uuidLen lowercase
+// hex digits and dashes takes 16 bytes; a sender of 12 decimal digits, an
+// account, takes its value. A message's body MD5 is always its body's, so
+// a record holds it as empty text and a read computes it (bodyMD5): 15
+// bytes a message less to keep than its raw form, for about as many
+// instructions as rendering it; records written before held it raw, with
+// rawMD5, or as text. A 200-byte body's record, with an attribute, from
+// the default account, then fits Go's 240-byte size class.
 const (
 	rawID = 1 << iota
 	rawMD5
@@ -180,32 +186,35 @@ const (
 	recordTextLen = uuidLen + md5TextLen + senderTextLen
 )
 
-// rawFields are a message's id, body MD5 and sender in the raw form a
-// version 2 record holds them, where hasID, hasMD5 and numericSender say
-// they are.
+// rawFields are a message's id and sender in the raw form a version 2
+// record holds them, where hasID and numericSender say they are.
 type rawFields struct {
-	id, md5                      [16]byte
-	sender                       uint64
-	hasID, hasMD5, numericSender bool
+	id                   [16]byte
+	sender               uint64
+	hasID, numericSender bool
 }
 
 // parseRaw reads the raw form of m's fields.
 func parseRaw(m *Message) rawFields {
 	var raw rawFields
 	raw.hasID = parseUUID(&raw.id, m.ID)
-	raw.hasMD5 = parseHex(&raw.md5, m.MD5OfBody)
 	raw.sender, raw.numericSender = parseDigits(m.SenderID)
 	return raw
+}
+
+// bodyMD5 is the MD5 of a message's body, which its record leaves out.
+func bodyMD5(body string) [16]byte {
+	return md5.Sum(unsafe.Slice(unsafe.StringData(body), len(body))) // read, never written
 }
 
 // appendMessage renders a message as the beginning of a version 2 record,
 // which appendRecordState ends.
 func appendMessage(dst []byte, m *Message) []byte { return appendMessageRaw(dst, m, nil) }
 
-// appendMessageRaw is appendMessage for a message whose id, MD5 and
-// sender, where raw has them, are raw's: m's text of those is not read.
-// A new message's id and MD5 are raw to begin with, and its sender most
-// often its batch's. A nil raw is parseRaw(m).
+// appendMessageRaw is appendMessage for a message whose id and sender,
+// where raw has them, are raw's: m's text of those is not read, nor is its
+// MD5. A new message's id is raw to begin with, and its sender most often
+// its batch's. A nil raw is parseRaw(m).
 func appendMessageRaw(dst []byte, m *Message, raw *rawFields) []byte {
 	if raw == nil {
 		r := parseRaw(m)
@@ -220,12 +229,7 @@ func appendMessageRaw(dst []byte, m *Message, raw *rawFields) []byte {
 	} else {
 		w.string(m.ID)
 	}
-	if raw.hasMD5 {
-		flags |= rawMD5
-		w.b = append(w.b, raw.md5[:]...)
-	} else {
-		w.string(m.MD5OfBody)
-	}
+	w.string("") // the MD5, which a read computes
 	w.string(m.Body)
 	writeAttributes(&w, m.Attributes)
 	if len(m.SystemAttributes) > 0 {
@@ -252,16 +256,6 @@ func (w *recordWriter) optional(flag byte, v string) byte {
 	}
 	w.string(v)
 	return flag
-}
-
-// parseHex decodes s, 32 lowercase hex digits, into dst, and reports
-// whether s was such digits.
-func parseHex(dst *[16]byte, s string) bool {
-	if len(s) != 2*len(dst) {
-		return false
-	}
-	return hex8(dst[0:4], le64(s[0:])) && hex8(dst[4:8], le64(s[8:])) &&
-		hex8(dst[8:12], le64(s[16:])) && hex8(dst[12:16], le64(s[24:]))
 }
 
 // parseUUID decodes s into dst when it is a UUID in the form putID
@@ -461,10 +455,16 @@ func messageEnd(s string) (int, bool) {
 }
 
 // rawText is what a version 2 record holds of a message in a raw form,
-// which a delivery renders as text: the raw id and MD5, "" when the
-// record holds them as text, and the sender's number.
+// which a delivery renders as text: the raw id, "" when the record holds
+// it as text; the body's MD5, read raw from a record written before
+// (hasMD5), or computed from the body, md5Of, when the record leaves it
+// out (deriveMD5); and the sender's number.
 type rawText struct {
-	id, md5       string
+	id            string
+	md5           [16]byte
+	hasMD5        bool
+	md5Of         string
+	deriveMD5     bool
 	sender        uint64
 	numericSender bool
 	spans         [3][2]int // where appendTo put each field's text
@@ -479,9 +479,12 @@ func (t *rawText) appendTo(text []byte, prev *rawText) []byte {
 		text = appendUUID(text, t.id)
 		t.spans[0][1] = len(text)
 	}
-	if t.md5 != "" {
+	if t.deriveMD5 {
+		t.md5, t.hasMD5 = bodyMD5(t.md5Of), true
+	}
+	if t.hasMD5 {
 		t.spans[1][0] = len(text)
-		text = appendHex16(text, t.md5)
+		text = appendHex16(text, t.md5[:])
 		t.spans[1][1] = len(text)
 	}
 	if t.numericSender {
@@ -511,11 +514,21 @@ func (t *rawText) fill(rec *Message, whole string) {
 }
 
 // decodeMessage reads m's record.
-func decodeMessage(m *message) (Message, error) {
+func decodeMessage(m *message) (Message, error) { return decodeMessageMD5(m, true) }
+
+// decodeMessageContent reads m's record but for the MD5 of its body, for
+// a reader that looks at the message rather than deliver it: MD5OfBody is
+// "" unless the record, written before records left it out, holds it.
+func decodeMessageContent(m *message) (Message, error) { return decodeMessageMD5(m, false) }
+
+// decodeMessageMD5 is decodeMessage, or with withMD5 false
+// decodeMessageContent.
+func decodeMessageMD5(m *message, withMD5 bool) (Message, error) {
 	var room []MessageAttribute
 	var rec Message
 	var raw rawText
 	err := decodeMessageIn(m, &rec, &raw, &room, 1)
+	raw.deriveMD5 = raw.deriveMD5 && withMD5
 	raw.fill(&rec, string(raw.appendTo(nil, nil)))
 	return rec, err
 }
@@ -543,11 +556,14 @@ func decodeMessageIn(m *message, rec *Message, raw *rawText, room *[]MessageAttr
 		rec.ID = r.string()
 	}
 	if flags&rawMD5 != 0 {
-		raw.md5 = r.raw(16)
+		raw.hasMD5 = copy(raw.md5[:], r.raw(16)) == len(raw.md5)
 	} else {
 		rec.MD5OfBody = r.string()
 	}
 	rec.Body = r.string()
+	if flags&rawMD5 == 0 && rec.MD5OfBody == "" && r.err == nil {
+		raw.md5Of, raw.deriveMD5 = rec.Body, true
+	}
 	rec.Attributes = readAttributes(&r, version, room, batch)
 	if flags&hasSystemAttributes != 0 {
 		rec.SystemAttributes = readAttributes(&r, version, room, batch)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"crypto/md5"
 	"encoding/hex"
 	"math/rand/v2"
 	"path/filepath"
@@ -23,8 +24,8 @@ func TestRecordState(t *testing.T) {
 		Attributes: []MessageAttribute{{Name: "a", DataType: "Binary", BinaryValue: []byte{0, 1}}},
 		SenderID:   "000000000000", GroupID: "g", SequenceNumber: "7", DeadLetterSourceArn: "arn:aws:sqs:us-east-1:000000000000:src",
 	}
-	if got := len(appendMessage(nil, &rec)); got != 2+16+16+5+1+(2+1+1+3)+1+2+2+len(rec.DeadLetterSourceArn)+1 {
-		t.Errorf("the record of %+v takes %d bytes; its id, MD5 and sender are not raw", rec, got)
+	if got := len(appendMessage(nil, &rec)); got != 2+16+1+5+1+(2+1+1+3)+1+2+2+len(rec.DeadLetterSourceArn)+1 {
+		t.Errorf("the record of %+v takes %d bytes; its id and sender are not raw, or it holds its MD5", rec, got)
 	}
 	for name, m := range map[string]message{
 		"ready":     {sentAt: sent, expireAt: sent + int64(time.Hour)},
@@ -69,7 +70,8 @@ func TestRecordState(t *testing.T) {
 }
 
 // Fields a version 2 record cannot hold raw, and those it holds only when
-// set, read back as they were written; an id is found in either form.
+// set, read back as they were written, and the MD5 as the body's, which
+// it is for every message a queue holds; an id is found in either form.
 func TestRecordMessageForms(t *testing.T) {
 	at := time.Unix(0, testStart.UnixNano())
 	for name, rec := range map[string]Message{
@@ -90,8 +92,11 @@ func TestRecordMessageForms(t *testing.T) {
 			rec.SentAt = at
 			m := &message{sentAt: at.UnixNano()}
 			m.setRecord(string(appendRecordState(appendMessage(nil, &rec), m, false)))
-			if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, rec) {
-				t.Errorf("read back as\n %+v, %v\nwant %+v", back, err, rec)
+			want := rec
+			sum := md5.Sum([]byte(rec.Body))
+			want.MD5OfBody = hex.EncodeToString(sum[:])
+			if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, want) {
+				t.Errorf("read back as\n %+v, %v\nwant %+v", back, err, want)
 			}
 			if group, _, _, err := decodeIndex(m.record(), &message{}); err != nil || group != rec.GroupID {
 				t.Errorf("decodeIndex: group %q, %v", group, err)
@@ -100,6 +105,136 @@ func TestRecordMessageForms(t *testing.T) {
 				t.Errorf("recordHasID does not tell %q from others", rec.ID)
 			}
 		})
+	}
+}
+
+// heldMD5 is the record rec, of a message whose id is raw, as a record
+// written before records left the MD5 out holds md5: raw, or as text.
+func heldMD5(t *testing.T, rec string, md5 string, raw bool) string {
+	t.Helper()
+	const at = 2 + 16 // past the version, the flags and the raw id: the MD5's empty text
+	if len(rec) <= at || rec[1]&rawID == 0 || rec[1]&rawMD5 != 0 || rec[at] != 0 {
+		t.Fatalf("record %x holds an MD5, or no raw id", rec)
+	}
+	b := []byte(rec)
+	held := append([]byte{byte(len(md5))}, md5...)
+	if raw {
+		sum, err := hex.DecodeString(md5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = sum
+		b[1] |= rawMD5
+	}
+	return string(slices.Concat(b[:at], held, b[at+1:]))
+}
+
+// hexMD5 is the MD5 of body as SQS gives it.
+func hexMD5(body string) string {
+	sum := md5.Sum([]byte(body))
+	return hex.EncodeToString(sum[:])
+}
+
+// A record written before records left the MD5 out holds it raw or as
+// text, and reads back with the MD5 it holds, whatever the body's is; cut
+// short anywhere, it is refused.
+func TestRecordMD5WrittenBefore(t *testing.T) {
+	rec := Message{ID: "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c10", Body: "body", SenderID: "000000000000", GroupID: "g"}
+	now := string(appendMessage(nil, &rec))
+	const held = "00112233445566778899aabbccddeeff"
+	for name, c := range map[string]struct{ rec, md5 string }{
+		"raw":  {heldMD5(t, now, held, true), held},
+		"text": {heldMD5(t, now, strings.ToUpper(held), false), strings.ToUpper(held)},
+		"none": {now, hexMD5(rec.Body)},
+	} {
+		m := &message{sentAt: testStart.UnixNano()}
+		m.setRecord(string(appendRecordState([]byte(c.rec), m, false)))
+		want := rec
+		want.MD5OfBody, want.SentAt = c.md5, time.Unix(0, m.sentAt)
+		if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, want) {
+			t.Errorf("%s: read back as\n %+v, %v\nwant %+v", name, back, err, want)
+		}
+		if group, _, _, err := decodeIndex(m.record(), &message{}); err != nil || group != rec.GroupID {
+			t.Errorf("%s: decodeIndex: group %q, %v", name, group, err)
+		}
+		for n := range len(m.record()) {
+			cut := &message{}
+			cut.setRecord(m.record()[:n])
+			decodeMessage(cut) // must not panic
+			if _, _, _, err := decodeIndex(cut.record(), &message{}); err == nil {
+				t.Errorf("%s: decodeIndex of the record cut to %d bytes succeeded", name, n)
+			}
+		}
+	}
+}
+
+// One receive of messages whose records hold their MD5 in each form, the
+// held one another than the body's in some, renders each its own, in
+// memory and in a file store, before and after a restart and a rewrite of
+// the records by a receive, and so does a state dump.
+func TestReceiveRendersMD5OfEachForm(t *testing.T) {
+	for _, path := range []string{"", filepath.Join(t.TempDir(), "db")} {
+		clk := NewManualClock(testStart)
+		e := openAt(t, path, clk)
+		q := mustCreate(t, e, "q", AttributeUpdate{VisibilityTimeout: ptr(30)}, nil)
+		held := map[string]string{
+			"raw, another": "00112233445566778899aabbccddeeff", "raw, the body's": hexMD5("raw, the body's"),
+			"text, another": "00112233445566778899AABBCCDDEEFF", "text, the body's": hexMD5("text, the body's"),
+		}
+		bodies := []string{"new", "raw, another", "text, another", "new again", "raw, the body's", "text, the body's", strings.Repeat("x", 300)}
+		want := map[string]string{}
+		var msgs []NewMessage
+		for _, b := range bodies {
+			msgs = append(msgs, NewMessage{Body: b})
+			want[b] = hexMD5(b)
+			if h, ok := held[b]; ok {
+				want[b] = h
+			}
+		}
+		for i, r := range send(t, q, msgs...) {
+			if r.MD5OfBody != hexMD5(bodies[i]) {
+				t.Fatalf("%q: sent %q with MD5 %s", path, bodies[i], r.MD5OfBody)
+			}
+		}
+		q.mu.Lock()
+		for _, m := range q.msgs.ordered() {
+			rec, err := decodeMessage(m)
+			h, ok := held[rec.Body]
+			if err != nil || !ok {
+				continue
+			}
+			old := heldMD5(t, m.record(), h, strings.HasPrefix(rec.Body, "raw"))
+			if path != "" {
+				if err := e.store.update(func(tx recordTx) error { return tx.set(messageKey(q.keyspace, m.seq), old) }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			q.setRecordLocked(m, old)
+		}
+		q.mu.Unlock()
+		for round := range 3 {
+			if path != "" && round != 2 {
+				e = reopen(t, e, path, clk)
+				q = mustQueue(t, e, "q")
+			}
+			got := recvNow(t, q, ReceiveOptions{MaxMessages: 10})
+			if len(got) != len(bodies) {
+				t.Fatalf("%q, round %d: received %d of %d", path, round, len(got), len(bodies))
+			}
+			for _, d := range got {
+				if d.MD5OfBody != want[d.Body] {
+					t.Errorf("%q, round %d: %q delivered with MD5 %s, want %s", path, round, d.Body, d.MD5OfBody, want[d.Body])
+				}
+			}
+			clk.Advance(31 * time.Second)
+		}
+		for _, qs := range stateOf(t, e).Queues {
+			for _, ms := range qs.Messages {
+				if ms.MD5OfBody != want[ms.Body] {
+					t.Errorf("%q: state dump of %q with MD5 %s, want %s", path, ms.Body, ms.MD5OfBody, want[ms.Body])
+				}
+			}
+		}
 	}
 }
 
@@ -162,8 +297,9 @@ func TestRecordHexRandom(t *testing.T) {
 	}
 }
 
-// The word-at-a-time hex of ids and MD5s agrees with encoding/hex, and
-// takes lowercase hex digits alone: every byte value in every place.
+// The word-at-a-time hex of ids and MD5s agrees with encoding/hex, and an
+// id's parse takes lowercase hex digits alone: every byte value in every
+// place.
 func TestRecordHex(t *testing.T) {
 	raw := make([]byte, 16)
 	for i := range raw {
@@ -182,25 +318,15 @@ func TestRecordHex(t *testing.T) {
 				t.Fatalf("appendUUID(%x) = %s, want %s", b, got, id)
 			}
 			var back [16]byte
-			if !parseHex(&back, want) || string(back[:]) != string(b) {
-				t.Fatalf("parseHex(%s) = %x", want, back)
-			}
 			if !parseUUID(&back, id) || string(back[:]) != string(b) {
 				t.Fatalf("parseUUID(%s) = %x", id, back)
 			}
 		}
 	}
 	valid := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
-	md5 := hex.EncodeToString(raw)
 	id := string(appendUUID(nil, string(raw)))
 	var dst [16]byte
 	for c := range 256 {
-		for at := range len(md5) {
-			s := md5[:at] + string([]byte{byte(c)}) + md5[at+1:]
-			if got := parseHex(&dst, s); got != valid(byte(c)) {
-				t.Fatalf("parseHex(%q) = %v", s, got)
-			}
-		}
 		for at := range len(id) {
 			s := id[:at] + string([]byte{byte(c)}) + id[at+1:]
 			want := valid(byte(c))

@@ -9,15 +9,13 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	results := make([]SendResult, len(msgs))
 	a := q.Attributes()
 	batch := make([]pending, 0, len(msgs))
-	// The batch's bodies are copied, for their MD5, to one buffer in turn.
-	var body []byte
 	// The messages of a batch often carry equal attributes, which need
 	// checking once.
 	var checked []MessageAttribute
 	for i := range msgs {
 		batch = batch[:len(batch)+1]
 		p := &batch[len(batch)-1]
-		if err := q.prepare(&msgs[i], &a, &body, &checked, p); err != nil {
+		if err := q.prepare(&msgs[i], &a, &checked, p); err != nil {
 			results[i].Err = err
 			batch = batch[:len(batch)-1]
 			continue
@@ -52,7 +50,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		} else {
 			p.raw.sender, p.raw.numericSender = parseDigits(p.rec.SenderID)
 		}
-		ids = appendHex16(appendUUID(ids, p.raw.id[:]), p.raw.md5[:])
+		ids = appendHex16(appendUUID(ids, p.raw.id[:]), p.md5[:])
 	}
 	text := string(ids)
 	for k := range batch {
@@ -157,16 +155,17 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 type pending struct {
 	i   int // in the send's messages
 	rec Message
-	raw rawFields // rec's, whose id and MD5 rec does not have yet
+	raw rawFields // rec's, whose id rec does not have yet
+	md5 [16]byte  // of rec's body, which rec does not have yet as text
 	m   *message
 	key string // m's record's
 }
 
 // prepare validates one message against the queue's settings and, unless
 // it fails, makes p its record, but for the text of its id and MD5, and
-// its index entry, without touching the queue. body is scratch space;
-// checked holds the last attributes found valid, and is updated.
-func (q *Queue) prepare(in *NewMessage, a *QueueAttributes, body *[]byte, checked *[]MessageAttribute, p *pending) error {
+// its index entry, without touching the queue. checked holds the last
+// attributes found valid, and is updated.
+func (q *Queue) prepare(in *NewMessage, a *QueueAttributes, checked *[]MessageAttribute, p *pending) error {
 	if in.Body == "" {
 		return ErrMissing("MessageBody")
 	}
@@ -226,8 +225,7 @@ func (q *Queue) prepare(in *NewMessage, a *QueueAttributes, body *[]byte, checke
 			return err
 		}
 	}
-	*body = append((*body)[:0], in.Body...)
-	p.raw = rawFields{md5: md5.Sum(*body), hasMD5: true}
+	p.md5 = bodyMD5(in.Body)
 	sender := in.SenderID
 	if sender == "" {
 		sender = q.ns.Account

@@ -136,7 +136,7 @@ func (q *Queue) bodyContainsLocked(text string) bool {
 		if m.state == stateDelayed {
 			continue
 		}
-		rec, err := decodeMessage(m)
+		rec, err := decodeMessageContent(m)
 		if err == nil && strings.Contains(rec.Body, text) {
 			return true
 		}
