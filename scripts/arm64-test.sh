@@ -39,8 +39,12 @@ if [ "$(uname -m)" != aarch64 ]; then
     apt-get -o DPkg::Lock::Timeout=600 update -qq
     # Debian ships qemu-aarch64 in qemu-user, and a static build of it in
     # qemu-user-static; take whichever this release has.
+    # (The policy is read whole before it is matched: grep -q would stop
+    # reading at the match, and apt-cache, killed by SIGPIPE, fail the
+    # pipe under pipefail.)
     for pkg in qemu-user qemu-user-static; do
-      if apt-cache policy "$pkg" | grep -q 'Candidate: [0-9]'; then
+      policy=$(apt-cache policy "$pkg")
+      if [[ $policy =~ Candidate:\ [0-9] ]]; then
         say "installing $pkg"
         DEBIAN_FRONTEND=noninteractive NEEDRESTART_SUSPEND=1 apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$pkg" >/dev/null
         break
