@@ -5,8 +5,6 @@ package engine
 
 import (
 	"cmp"
-	"crypto/md5"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -461,8 +459,6 @@ func (q *Queue) checkStoredMessage(rec *Message, a QueueAttributes) error {
 	if err := validateSystemAttributes(rec.SystemAttributes); err != nil {
 		return err
 	}
-	sum := md5.Sum([]byte(rec.Body))
-	rec.MD5OfBody = hex.EncodeToString(sum[:])
 	if rec.SenderID == "" {
 		rec.SenderID = q.ns.Account
 	}
