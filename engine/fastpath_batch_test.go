@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/md5"
-	"encoding/hex"
 	"slices"
 	"testing"
 
@@ -44,8 +42,7 @@ func TestBatchSharesNoValues(t *testing.T) {
 		if err != nil || u.String() != r.MessageID || u.Version() != 4 {
 			t.Errorf("message %d: id %q is not a version 4 UUID in its usual form", i, r.MessageID)
 		}
-		sum := md5.Sum([]byte(msgs[i].Body))
-		if want := hex.EncodeToString(sum[:]); r.MD5OfBody != want {
+		if want := hexMD5(msgs[i].Body); r.MD5OfBody != want {
 			t.Errorf("message %d: MD5 %s, want %s", i, r.MD5OfBody, want)
 		}
 		ids[r.MessageID] = msgs[i].Body

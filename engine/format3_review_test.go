@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"crypto/md5"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -421,8 +419,7 @@ func TestFormat3RecordNearMisses(t *testing.T) {
 				if n%3 == 0 {
 					rec.Body = strings.Repeat("\U0010ffff", 1<<16) // a body past any one-byte length
 				}
-				sum := md5.Sum([]byte(rec.Body))
-				rec.MD5OfBody = hex.EncodeToString(sum[:])
+				rec.MD5OfBody = hexMD5(rec.Body)
 				for a := range (i + j + k) % 12 {
 					typ := reviewTypes[(a+n)%len(reviewTypes)]
 					attr := MessageAttribute{Name: string(rune('a' + a)), DataType: typ}

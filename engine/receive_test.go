@@ -3,9 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -49,8 +47,7 @@ func TestSendBody(t *testing.T) {
 				wantCounts(t, q, Counts{})
 				return
 			}
-			sum := md5.Sum([]byte(tc.body))
-			if res[0].MD5OfBody != hex.EncodeToString(sum[:]) || len(res[0].MessageID) != 36 {
+			if res[0].MD5OfBody != hexMD5(tc.body) || len(res[0].MessageID) != 36 {
 				t.Errorf("SendResult = %+v", res[0])
 			}
 			d := recvOne(t, q, ReceiveOptions{}, tc.body) // byte for byte

@@ -93,8 +93,7 @@ func TestRecordMessageForms(t *testing.T) {
 			m := &message{sentAt: at.UnixNano()}
 			m.setRecord(string(appendRecordState(appendMessage(nil, &rec), m, false)))
 			want := rec
-			sum := md5.Sum([]byte(rec.Body))
-			want.MD5OfBody = hex.EncodeToString(sum[:])
+			want.MD5OfBody = hexMD5(rec.Body)
 			if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, want) {
 				t.Errorf("read back as\n %+v, %v\nwant %+v", back, err, want)
 			}
