@@ -571,7 +571,7 @@ func (q *Queue) loadMessages(now int64) error {
 		if len(states) > 0 {
 			q.e.store.legacy = true
 		}
-		first, last, err := seqRangeTx(tx, recordPrefix(messagePrefix, q.keyspace))
+		first, last, err := seqRangeTx(tx, q.keyspace)
 		if err != nil {
 			return err
 		}
@@ -632,7 +632,7 @@ const (
 
 // splitLoad returns the sequence number from which a second goroutine
 // decodes the records of a keyspace whose sequence numbers go from first
-// to last; 0 when it is not worth one. Only a file store holds message
+// to last, which is past first; 0 when it is not worth one. Only a file store holds message
 // records, and its transactions can be read from two goroutines at once.
 func (q *Queue) splitLoad(first, last uint64) uint64 {
 	if !q.e.store.durable || last < first || last-first < loadSplitSpan {
@@ -641,25 +641,31 @@ func (q *Queue) splitLoad(first, last uint64) uint64 {
 	return first + uint64(float64(last-first)*loadHeadShare)
 }
 
-// seqRangeTx returns the first and last sequence numbers of the record
-// keys with prefix; first is above last when there are none.
-func seqRangeTx(tx recordTx, prefix string) (first, last uint64, err error) {
-	first, found := uint64(1), false
-	err = tx.ascend(prefix, func(k, _ string) bool {
-		first, found = parseSeq(k)
-		return !found
+// seqRangeTx returns the first and last sequence numbers of the message
+// records of keyspace; first is above last when there are none.
+func seqRangeTx(tx recordTx, keyspace string) (first, last uint64, err error) {
+	found := false
+	err = tx.ascendMessages(keyspace, 0, func(seq uint64, _ string) bool {
+		first, found = seq, true
+		return false
 	})
 	if err != nil || !found {
 		return 1, 0, err
 	}
-	k, ok, err := tx.last(prefix)
-	if err != nil || !ok {
+	k, _, err := tx.last(recordPrefix(messagePrefix, keyspace))
+	if err != nil {
 		return 1, 0, err
 	}
-	if last, ok = parseSeq(k); !ok || last < first {
-		return 1, 0, nil
+	if _, seq, ok := splitMessageKey(k); ok {
+		return first, seq, nil
 	}
-	return first, last, nil
+	// A key of another form sorts last: the records' own end, the long way.
+	last = first
+	err = tx.ascendMessages(keyspace, first, func(seq uint64, _ string) bool {
+		last = seq
+		return true
+	})
+	return first, last, err
 }
 
 // loadedEntry is a message's index entry as decoded from its record, with

@@ -77,8 +77,7 @@ type recordTx interface {
 	// their values, until fn returns false. fn must not write.
 	ascend(prefix string, fn func(key, value string) bool) error
 	// ascendFrom is ascend from the key from on, or from prefix's first
-	// key when from sorts before it. In a file store, several goroutines
-	// may run it in one transaction at once.
+	// key when from sorts before it.
 	ascendFrom(prefix, from string, fn func(key, value string) bool) error
 	// last returns the greatest key that starts with prefix, if any.
 	last(prefix string) (string, bool, error)
@@ -86,7 +85,8 @@ type recordTx interface {
 	count() (int, error)
 	// ascendMessages is ascend over the records of keyspace's messages,
 	// those with keys of messageKey's form, from the sequence number from
-	// on, with no key made.
+	// on, with no key made. In a file store, several goroutines may run it
+	// in one transaction at once.
 	ascendMessages(keyspace string, from uint64, fn func(seq uint64, value string) bool) error
 	// setMessage and deleteMessage are set and delete of messageKey's key,
 	// which they need not make.

@@ -196,23 +196,36 @@ func setLen(key, value int) int {
 
 // update runs fn in a buntdb transaction, which buntdb rolls back when
 // fn or the write fails; the message records fn changed are rolled back
-// here.
+// here. A panic in fn fails the transaction too, rolled back, and goes on
+// once it is: buntdb would commit a transaction that a panic passes
+// through, with none of its commands in the file.
 func (r *fileRecords) update(fn func(tx recordTx) error) error {
-	return r.db.Update(func(tx *buntdb.Tx) error {
+	var panicked any
+	err := r.db.Update(func(tx *buntdb.Tx) (err error) {
+		defer func() {
+			if panicked = recover(); panicked != nil {
+				err = errPanicked
+			}
+			if err != nil {
+				r.wtx.rollback()
+			}
+			r.wtx.done()
+		}()
 		r.cmds = r.cmds[:0]
 		r.wtx.buntTx = buntTx{tx, r.msgs}
-		err := fn(&r.wtx)
-		if err == nil {
-			err = r.write()
+		if err := fn(&r.wtx); err != nil {
+			return err
 		}
-		if err != nil {
-			r.wtx.rollback()
-		}
-		clear(r.wtx.undo) // the records they hold may go
-		r.wtx.undo = r.wtx.undo[:0]
-		return err
+		return r.write()
 	})
+	if panicked != nil {
+		panic(panicked)
+	}
+	return err
 }
+
+// errPanicked fails a transaction that a panic went through.
+var errPanicked = errors.New("the transaction panicked")
 
 // write appends the transaction's commands to the file in one write, and
 // syncs it under FsyncAlways. A write that fails is cut from the file, as
@@ -413,13 +426,16 @@ func (r *fileRecords) rewrite(start int64) (err error) {
 func (r *fileRecords) rewriteMessages(f *os.File) error {
 	var spaces []string
 	pages := map[string][]uint64{}
-	r.db.View(func(*buntdb.Tx) error {
+	err := r.db.View(func(*buntdb.Tx) error {
 		spaces = r.msgs.keyspaces()
 		for _, ks := range spaces {
 			pages[ks] = r.msgs.pageNumbers(ks)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
 	var buf []byte
 	for _, ks := range spaces {
 		for left := pages[ks]; len(left) > 0; {
@@ -427,7 +443,7 @@ func (r *fileRecords) rewriteMessages(f *os.File) error {
 				return errClosing
 			}
 			buf = buf[:0]
-			r.db.View(func(*buntdb.Tx) error {
+			err := r.db.View(func(*buntdb.Tx) error {
 				for n := 0; len(left) > 0 && n < shrinkChunk; left = left[1:] {
 					r.msgs.ascendPages(ks, left[:1], 0, func(seq uint64, v string) bool {
 						buf = appendMessageSet(buf, ks, seq, v)
@@ -437,7 +453,10 @@ func (r *fileRecords) rewriteMessages(f *os.File) error {
 				}
 				return nil
 			})
-			if _, err := f.Write(buf); err != nil {
+			if err == nil {
+				_, err = f.Write(buf)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -537,14 +556,10 @@ func (t buntTx) delete(key string) (string, bool, error) {
 	return v, err == nil, err
 }
 
-func (t buntTx) setMessage(keyspace string, seq uint64, v string) error {
-	return t.set(messageKey(keyspace, seq), v)
-}
-
-func (t buntTx) deleteMessage(keyspace string, seq uint64) error {
-	_, _, err := t.delete(messageKey(keyspace, seq))
-	return err
-}
+// setMessage and deleteMessage fail: a transaction that writes is a
+// writeTx.
+func (t buntTx) setMessage(string, uint64, string) error { return buntdb.ErrTxNotWritable }
+func (t buntTx) deleteMessage(string, uint64) error      { return buntdb.ErrTxNotWritable }
 
 func (t buntTx) ascendMessages(keyspace string, from uint64, fn func(seq uint64, v string) bool) error {
 	t.msgs.ascendPages(keyspace, t.msgs.pageNumbers(keyspace), from, fn)
@@ -555,13 +570,10 @@ func (t buntTx) ascend(prefix string, fn func(key, value string) bool) error {
 	return t.ascendFrom(prefix, prefix, fn)
 }
 
-// The message records' keys are those from msgFirst up to, not including,
-// msgEnd: buntdb holds none of them in messageKey's form, but may hold
-// others there, of an older store's form.
-const (
-	msgFirst = messagePrefix
-	msgEnd   = "m;"
-)
+// The message records' keys are those from messagePrefix up to, not
+// including, msgEnd: buntdb holds none of them in messageKey's form, but
+// may hold others there, of an older store's form.
+const msgEnd = "m;"
 
 // ascendFrom goes through buntdb's keys before the message records',
 // those of the message records merged with buntdb's among them, and
@@ -575,12 +587,12 @@ func (t buntTx) ascendFrom(prefix, from string, fn func(key, value string) bool)
 		}
 		return !done
 	}
-	if from < msgFirst {
-		if err := t.tx.AscendRange("", from, msgFirst, each); err != nil || done {
+	if from < messagePrefix {
+		if err := t.tx.AscendRange("", from, messagePrefix, each); err != nil || done {
 			return err
 		}
 	}
-	if lo := max(from, msgFirst); lo < msgEnd && (strings.HasPrefix(prefix, msgFirst) || strings.HasPrefix(msgFirst, prefix)) {
+	if lo := max(from, messagePrefix); lo < msgEnd && (strings.HasPrefix(prefix, messagePrefix) || strings.HasPrefix(messagePrefix, prefix)) {
 		type record struct{ k, v string }
 		var others []record // buntdb's, seldom any
 		err := t.tx.AscendRange("", lo, msgEnd, func(k, v string) bool {
@@ -604,7 +616,7 @@ func (t buntTx) ascendFrom(prefix, from string, fn func(key, value string) bool)
 		for ; !done && len(others) > 0; others = others[1:] {
 			each(others[0].k, others[0].v)
 		}
-		if done || strings.HasPrefix(prefix, msgFirst) {
+		if done || strings.HasPrefix(prefix, messagePrefix) {
 			return nil
 		}
 	}
@@ -726,6 +738,27 @@ func (t *writeTx) removeMessage(keyspace string, seq uint64) (string, bool) {
 	}
 	return old, had
 }
+
+// done forgets the transaction's changes, and drops a large transaction's
+// buffers, a purge's of every message of a deep queue, rather than keep
+// them for ever.
+func (t *writeTx) done() {
+	clear(t.undo) // the records they hold may go
+	t.undo = t.undo[:0]
+	if cap(t.undo) > maxKeptUndo {
+		t.undo = nil
+	}
+	if cap(t.r.cmds) > maxKeptCommands {
+		t.r.cmds = nil
+	}
+}
+
+// A transaction's undo list and commands keep their room for the next
+// unless they grew past these.
+const (
+	maxKeptUndo     = 4096
+	maxKeptCommands = 4 << 20
+)
 
 // rollback puts back the message records the transaction changed, the
 // latest change first.

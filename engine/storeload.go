@@ -346,7 +346,7 @@ func opOf(c *commandReader, keyspace *string) (loadOp, bool) {
 		return loadOp{}, true
 	}
 	name := c.part(0)
-	if c.parts() >= 2 && (c.parts() == 3 && isName(name, "set") || c.parts() == 2 && isName(name, "del")) {
+	if c.parts() == 3 && isName(name, "set") || c.parts() == 2 && isName(name, "del") {
 		key := c.part(1)
 		if ks, seq, ok := splitMessageKey(unsafe.String(unsafe.SliceData(key), len(key))); ok {
 			if ks != *keyspace {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"maps"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -13,11 +14,11 @@ import (
 // sequence number, beside the buntdb that holds every other record. A
 // million records in buntdb's B-tree took about 76 MB of items and tree
 // nodes, and loading them about 0.8 s of CPU, most of it comparing keys
-// down the tree; here a record costs a slot of 16 bytes, a load's insert a
-// page lookup, and its key is never kept: it is the keyspace and number.
-// Only keys in messageKey's exact form are held here, so that each key
-// is in one place and reads back as written. It is used under the lock of
-// the buntdb beside it, like buntdb's own records.
+// down the tree; here a record costs a string of 16 bytes in its page, a
+// load's insert a page lookup, and its key is never kept: it is the
+// keyspace and number. Only keys in messageKey's exact form are held here,
+// so that each key is in one place and reads back as written. It is used
+// under the lock of the buntdb beside it, like buntdb's own records.
 type messageTable struct {
 	spaces map[string]*keyspaceRecords
 	n      int // records held
@@ -34,12 +35,15 @@ const (
 	msgPageSize = 1 << msgPageBits
 )
 
-// msgPage is a page's records and which of its slots hold one: a record
-// may be "".
+// msgPage holds the records of the slots in used, in slot order: a page
+// of a few records left among many gone costs only theirs.
 type msgPage struct {
-	recs *[msgPageSize]string
+	recs []string
 	used uint64
 }
+
+// at returns the index in recs of slot's record, or of where it goes.
+func (p *msgPage) at(slot uint64) int { return bits.OnesCount64(p.used & (1<<slot - 1)) }
 
 func newMessageTable() *messageTable {
 	return &messageTable{spaces: map[string]*keyspaceRecords{}}
@@ -48,16 +52,16 @@ func newMessageTable() *messageTable {
 // splitMessageKey returns the keyspace and sequence number of a key in
 // messageKey's exact form.
 func splitMessageKey(key string) (keyspace string, seq uint64, ok bool) {
-	if !strings.HasPrefix(key, messagePrefix) {
-		return "", 0, false
-	}
-	rest := key[len(messagePrefix):]
+	rest, ok := strings.CutPrefix(key, messagePrefix)
 	colon := strings.IndexByte(rest, ':')
-	if colon < 0 || !isKeyspace(rest[:colon]) {
+	if !ok || colon < 0 || !isKeyspace(rest[:colon]) {
 		return "", 0, false
 	}
 	seq, ok = parseSeq(rest[colon:])
-	return rest[:colon], seq, ok
+	if !ok || len(rest) != colon+2+seqDigits(seq) { // one SEQ, with no colon before it
+		return "", 0, false
+	}
+	return rest[:colon], seq, true
 }
 
 // isKeyspace reports whether s is keyspaceOf of some number: base 36
@@ -80,7 +84,7 @@ func isKeyspace(s string) bool {
 
 // messageKeyLen is len(messageKey(keyspace, seq)).
 func messageKeyLen(keyspace string, seq uint64) int {
-	return len(messagePrefix) + len(keyspace) + 2 + max(1, (bits.Len64(seq)+3)/4)
+	return len(messagePrefix) + len(keyspace) + 2 + seqDigits(seq)
 }
 
 func (r *messageTable) get(keyspace string, seq uint64) (string, bool) {
@@ -88,12 +92,11 @@ func (r *messageTable) get(keyspace string, seq uint64) (string, bool) {
 	if ks == nil {
 		return "", false
 	}
-	p := ks.pages[seq>>msgPageBits]
-	slot := seq & (msgPageSize - 1)
+	p, slot := ks.pages[seq>>msgPageBits], seq&(msgPageSize-1)
 	if p.used&(1<<slot) == 0 {
 		return "", false
 	}
-	return p.recs[slot], true
+	return p.recs[p.at(slot)], true
 }
 
 // set stores v and returns the record it replaced, if any.
@@ -105,18 +108,21 @@ func (r *messageTable) set(keyspace string, seq uint64, v string) (old string, h
 	}
 	k, slot := seq>>msgPageBits, seq&(msgPageSize-1)
 	p := ks.pages[k]
-	if p.recs == nil {
-		p.recs = new([msgPageSize]string)
-	}
+	i := p.at(slot)
 	if p.used&(1<<slot) != 0 {
-		old, had = p.recs[slot], true
-	} else {
-		r.n++
+		old, p.recs[i] = p.recs[i], v
+		return old, true
 	}
-	p.recs[slot] = v
+	if p.recs == nil && slot == 0 {
+		// Most pages fill from their first slot on, a send or a load's
+		// record at a time: room for them all from the start.
+		p.recs = make([]string, 0, msgPageSize)
+	}
+	p.recs = slices.Insert(p.recs, i, v)
 	p.used |= 1 << slot
 	ks.pages[k] = p
-	return old, had
+	r.n++
+	return "", false
 }
 
 // delete removes the record and returns it, if there was one.
@@ -130,17 +136,21 @@ func (r *messageTable) delete(keyspace string, seq uint64) (old string, had bool
 	if p.used&(1<<slot) == 0 {
 		return "", false
 	}
-	old = p.recs[slot]
+	i := p.at(slot)
+	old = p.recs[i]
 	r.n--
 	if p.used &^= 1 << slot; p.used == 0 {
 		delete(ks.pages, k)
 		if len(ks.pages) == 0 {
 			delete(r.spaces, keyspace)
 		}
-	} else {
-		p.recs[slot] = ""
-		ks.pages[k] = p
+		return old, true
 	}
+	p.recs = slices.Delete(p.recs, i, i+1)
+	if c := cap(p.recs); c >= 16 && len(p.recs) <= c/4 {
+		p.recs = slices.Clone(p.recs) // the few left among many gone
+	}
+	ks.pages[k] = p
 	return old, true
 }
 
@@ -150,12 +160,7 @@ func (r *messageTable) reset() { *r = *newMessageTable() }
 // their keys: by recordPrefix(messagePrefix, keyspace), in which "10:"
 // sorts before "1:".
 func (r *messageTable) keyspaces() []string {
-	out := make([]string, 0, len(r.spaces))
-	for ks := range r.spaces {
-		out = append(out, ks)
-	}
-	slices.SortFunc(out, compareKeyspaceKeys)
-	return out
+	return slices.SortedFunc(maps.Keys(r.spaces), compareKeyspaceKeys)
 }
 
 // compareKeyspaceKeys compares a+":" with b+":", without making either.
@@ -176,12 +181,7 @@ func (r *messageTable) pageNumbers(keyspace string) []uint64 {
 	if ks == nil {
 		return nil
 	}
-	out := make([]uint64, 0, len(ks.pages))
-	for k := range ks.pages {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(ks.pages))
 }
 
 // ascendPages calls fn with each record of the pages numbered pages, in
@@ -196,11 +196,13 @@ func (r *messageTable) ascendPages(keyspace string, pages []uint64, from uint64,
 	start, _ := slices.BinarySearch(pages, from>>msgPageBits)
 	for _, k := range pages[start:] {
 		p := ks.pages[k]
+		i := 0
 		for used := p.used; used != 0; used &= used - 1 {
-			slot := uint64(bits.TrailingZeros64(used))
-			if seq := k<<msgPageBits | slot; seq >= from && !fn(seq, p.recs[slot]) {
+			seq := k<<msgPageBits | uint64(bits.TrailingZeros64(used))
+			if seq >= from && !fn(seq, p.recs[i]) {
 				return false
 			}
+			i++
 		}
 	}
 	return true
@@ -211,9 +213,11 @@ func (r *messageTable) setLens() int64 {
 	var n int64
 	for keyspace, ks := range r.spaces {
 		for k, p := range ks.pages {
+			i := 0
 			for used := p.used; used != 0; used &= used - 1 {
-				slot := uint64(bits.TrailingZeros64(used))
-				n += int64(setLen(messageKeyLen(keyspace, k<<msgPageBits|slot), len(p.recs[slot])))
+				seq := k<<msgPageBits | uint64(bits.TrailingZeros64(used))
+				n += int64(setLen(messageKeyLen(keyspace, seq), len(p.recs[i])))
+				i++
 			}
 		}
 	}
@@ -226,10 +230,7 @@ func (r *messageTable) last(keyspace string) (uint64, bool) {
 	if ks == nil {
 		return 0, false
 	}
-	var top uint64
-	for k := range ks.pages {
-		top = max(top, k)
-	}
+	top := slices.Max(slices.Collect(maps.Keys(ks.pages)))
 	return top<<msgPageBits | uint64(63-bits.LeadingZeros64(ks.pages[top].used)), true
 }
 
@@ -237,18 +238,27 @@ func (r *messageTable) last(keyspace string) (uint64, bool) {
 // at least from, in key order, until fn returns false, which ascend
 // returns then.
 func (r *messageTable) ascend(prefix, from string, fn func(key, v string) bool) bool {
-	var buf []byte
-	for _, ks := range r.keyspaces() {
-		kp := messagePrefix + ks + ":"
-		if !strings.HasPrefix(kp, prefix) && !strings.HasPrefix(prefix, kp) {
-			continue
+	spaces := []string(nil)
+	switch rest, inside := strings.CutPrefix(prefix, messagePrefix); {
+	case inside && strings.IndexByte(rest, ':') >= 0:
+		// One keyspace's, if any: its own prefix, or a longer one.
+		ks := rest[:strings.IndexByte(rest, ':')]
+		if r.spaces[ks] == nil {
+			return true
 		}
+		spaces = []string{ks}
+	case inside || strings.HasPrefix(messagePrefix, prefix):
+		spaces = r.keyspaces()
+	default:
+		return true
+	}
+	var buf []byte
+	for _, ks := range spaces {
+		kp := recordPrefix(messagePrefix, ks)
 		low := uint64(0) // the least number of a key at least from
-		if strings.HasPrefix(from, kp) {
-			if seq, ok := parseSeq(from[len(kp)-1:]); ok {
-				low = seq
-			}
-		} else if from > kp {
+		if fks, seq, ok := splitMessageKey(from); ok && fks == ks {
+			low = seq
+		} else if from > kp && !strings.HasPrefix(from, kp) {
 			continue // every key of the keyspace sorts before from
 		}
 		more := r.ascendPages(ks, r.pageNumbers(ks), low, func(seq uint64, v string) bool {

@@ -29,7 +29,7 @@ func TestSplitMessageKey(t *testing.T) {
 	for _, key := range []string{
 		"m:0123e4567-e89b-12d3-a456-426614174000:0000000000000001", // before queue numbers
 		"m:1:00000000000000000009", "m:01:11", "m:1:011", "m:1:2a", "m::11", "m:A:11", "m:1:11x",
-		"m:1:", "m:1", "s:1:11", "m:1:11:", "m:3w5e11264sgsg:11", "m:00:11",
+		"m:1:", "m:1", "s:1:11", "m:1:11:", "m:3w5e11264sgsg:11", "m:00:11", "m:1:x:1a", "m:1::1a", "m:1:zz:1a",
 	} {
 		if ks, seq, ok := splitMessageKey(key); ok {
 			t.Errorf("splitMessageKey(%q) = %q, %d; want a refusal", key, ks, seq)
@@ -43,7 +43,7 @@ func TestSplitMessageKey(t *testing.T) {
 func TestFileStoreMergesMessageRecords(t *testing.T) {
 	legacy := "m:0123e4567-e89b-12d3-a456-426614174000:0000000000000001"
 	recs := map[string]string{
-		"c:queues": "2", "q:z": "queue", "s:1:11": "state", legacy: "old", "m:1:zz": "odd",
+		"c:queues": "2", "q:z": "queue", "s:1:11": "state", legacy: "old", "m:1:zz": "odd", "m:1:x:1a": "alias",
 		messageKey("1", 1): "a", messageKey("1", 2): "b", messageKey("1", 64): "c", messageKey("1", 1000): "d",
 		messageKey("10", 1): "e", messageKey("a", 3): "f", messageKey("0", 5): "g",
 	}
@@ -68,7 +68,7 @@ func TestFileStoreMergesMessageRecords(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		if got := r.msgs.n; got != 8 {
-			t.Errorf("%s: the message records hold %d records, want 8", when, got)
+			t.Errorf("%s: the message table holds %d records, want 8", when, got)
 		}
 		err := r.view(func(tx recordTx) error {
 			var keys []string
@@ -96,11 +96,16 @@ func TestFileStoreMergesMessageRecords(t *testing.T) {
 				if !slices.Equal(got, sub) {
 					t.Errorf("%s: ascend(%q) gives %q, want %q", when, prefix, got, sub)
 				}
+				starts := []string{"m:1:3:3fff", "m:1:1", "m:1:2", "m:10", "m:1:zz", "m:1:z", "m;", "r"}
 				if len(sub) > 0 {
+					starts = append(starts, sub[len(sub)/2])
+				}
+				for _, start := range starts {
 					var from []string
-					tx.ascendFrom(prefix, sub[len(sub)/2], func(k, _ string) bool { from = append(from, k); return true })
-					if !slices.Equal(from, sub[len(sub)/2:]) {
-						t.Errorf("%s: ascendFrom(%q, %q) gives %q, want %q", when, prefix, sub[len(sub)/2], from, sub[len(sub)/2:])
+					tx.ascendFrom(prefix, start, func(k, _ string) bool { from = append(from, k); return true })
+					at, _ := slices.BinarySearch(sub, start)
+					if !slices.Equal(from, sub[at:]) {
+						t.Errorf("%s: ascendFrom(%q, %q) gives %q, want %q", when, prefix, start, from, sub[at:])
 					}
 				}
 				last, ok, _ := tx.last(prefix)
@@ -200,4 +205,84 @@ func TestFileStoreMergesMessageRecords(t *testing.T) {
 		return nil
 	})
 	r.close()
+}
+
+// A panic through a transaction leaves the records as they were, in
+// memory and in the file, as a failed one does, and goes on to the caller.
+func TestPanicInUpdateChangesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	r, err := openFileRecords(path, FsyncNever, NewManualClock(testStart))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.update(func(tx recordTx) error { return tx.setMessage("1", 1, "kept") }); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if p := recover(); p != "boom" {
+				t.Fatalf("the update's panic comes out as %v", p)
+			}
+		}()
+		r.update(func(tx recordTx) error {
+			tx.setMessage("1", 1, "changed")
+			tx.setMessage("1", 2, "ghost")
+			tx.set("c:x", "ghost")
+			panic("boom")
+		})
+	}()
+	// A later failed transaction undoes its own changes only.
+	failed := errors.New("failed")
+	if err := r.update(func(tx recordTx) error { tx.deleteMessage("1", 1); return failed }); err != failed {
+		t.Fatalf("the failed update returns %v", err)
+	}
+	check := func(when string) {
+		t.Helper()
+		r.view(func(tx recordTx) error {
+			got := map[string]string{}
+			tx.ascend("", func(k, v string) bool { got[k] = v; return true })
+			want := map[string]string{formatKey: formatValue, messageKey("1", 1): "kept"}
+			if len(got) != len(want) || got[messageKey("1", 1)] != "kept" || got[formatKey] != formatValue {
+				t.Errorf("%s: the store holds %q, want %q", when, got, want)
+			}
+			return nil
+		})
+	}
+	check("after the panic")
+	if err := r.close(); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = openFileRecords(path, FsyncNever, NewManualClock(testStart)); err != nil {
+		t.Fatal(err)
+	}
+	check("after a restart")
+	r.close()
+}
+
+// A page keeps room only for the records it holds once most have gone,
+// so that messages left among many gone cost little.
+func TestMessagePageShrinks(t *testing.T) {
+	tab := newMessageTable()
+	for seq := range uint64(msgPageSize) {
+		tab.set("1", seq, "r")
+	}
+	for seq := range uint64(msgPageSize - 2) {
+		if _, had := tab.delete("1", seq); !had {
+			t.Fatalf("record %d was not there", seq)
+		}
+	}
+	p := tab.spaces["1"].pages[0]
+	if len(p.recs) != 2 || cap(p.recs) > 8 {
+		t.Fatalf("a page with 2 records left keeps %d of room for %d", cap(p.recs), len(p.recs))
+	}
+	for _, seq := range []uint64{msgPageSize - 2, msgPageSize - 1} {
+		if v, ok := tab.get("1", seq); !ok || v != "r" {
+			t.Fatalf("record %d reads %q, %v", seq, v, ok)
+		}
+	}
+	tab.delete("1", msgPageSize-2)
+	tab.delete("1", msgPageSize-1)
+	if len(tab.spaces) != 0 || tab.n != 0 {
+		t.Fatalf("an empty table keeps %d keyspaces, counts %d records", len(tab.spaces), tab.n)
+	}
 }
