@@ -11,9 +11,10 @@ import (
 // record and, in a store of format 1 or 2, "s:KEYSPACE:SEQ" its state; "c:queues" the last queue number
 // given out; "c:seq:KEYSPACE" a queue's sequence counter. KEYSPACE is the queue's number in base 36 rather than its
 // 36-character id, and SEQ is hex after one character giving its length,
-// so that keys sort in sending order without leading zeros. Every step down
-// the store's B-tree compares keys: short keys that differ early keep a
-// deep queue fast and each message small.
+// so that keys sort in sending order without leading zeros. Every command of
+// a --db file carries its key, so short keys keep the file small; a file
+// store holds a message's record by the keyspace and number its key
+// names (storemsgs.go), keeping no key.
 const (
 	queuePrefix   = "q:"
 	messagePrefix = "m:"
@@ -63,7 +64,7 @@ const (
 // appendSeq fills the SEQ from its end in an array, then appends it at
 // once: every write of a --db store builds a key.
 func appendSeq(b []byte, seq uint64) []byte {
-	n := max(1, (bits.Len64(seq)+3)/4) // hex digits of seq
+	n := seqDigits(seq)
 	var text [1 + 16]byte
 	text[0] = seqLengths[n]
 	for i := n; i > 0; i-- {
@@ -72,6 +73,9 @@ func appendSeq(b []byte, seq uint64) []byte {
 	}
 	return append(b, text[:n+1]...)
 }
+
+// seqDigits is the number of hex digits of seq in its SEQ.
+func seqDigits(seq uint64) int { return max(1, (bits.Len64(seq)+3)/4) }
 
 // parseSeq reads the SEQ that ends a record key, as recordKey writes it:
 // its length, then lowercase hex digits with no leading zero. A restart

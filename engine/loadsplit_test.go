@@ -100,9 +100,9 @@ func TestLoadSplitAgrees(t *testing.T) {
 			for _, q := range e.AllQueues() {
 				l.index[q.name], l.order[q.name] = indexOf(q), readyOrder(q)
 				err := e.store.view(func(tx recordTx) error {
-					first, last, err := seqRangeTx(tx, recordPrefix(messagePrefix, q.keyspace))
-					if split, _ := q.splitLoad(first, last); (split != "") != (span == 1) {
-						t.Errorf("queue %s, records %d to %d: split at %q with a span of %d", q.name, first, last, split, span)
+					first, last, err := seqRangeTx(tx, q.keyspace)
+					if split := q.splitLoad(first, last); (split != 0) != (span == 1) {
+						t.Errorf("queue %s, records %d to %d: split at %d with a span of %d", q.name, first, last, split, span)
 					}
 					return err
 				})

@@ -82,8 +82,8 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 			if rec.GroupID != "" {
 				m.group = q.groupLocked(rec.GroupID)
 			}
-			key := q.e.store.encodeMessage(q.keyspace, m, &rec, nil, &q.scratch)
-			if err := q.e.store.putMessageTx(tx, key, m); err != nil {
+			q.e.store.encodeMessage(m, &rec, nil, &q.scratch)
+			if err := q.e.store.putMessageTx(tx, q.keyspace, m); err != nil {
 				return err
 			}
 			adopted = append(adopted, m)

@@ -571,8 +571,7 @@ func (q *Queue) loadMessages(now int64) error {
 		if len(states) > 0 {
 			q.e.store.legacy = true
 		}
-		prefix := recordPrefix(messagePrefix, q.keyspace)
-		first, last, err := seqRangeTx(tx, prefix)
+		first, last, err := seqRangeTx(tx, q.keyspace)
 		if err != nil {
 			return err
 		}
@@ -584,22 +583,22 @@ func (q *Queue) loadMessages(now int64) error {
 		if first <= last {
 			most = int(min(uint64(n), last-first+1))
 		}
-		split, splitSeq := q.splitLoad(first, last)
+		split := q.splitLoad(first, last)
 		at := len(states) // states[:at] are those of the records before split
-		if split != "" {
-			at, _ = slices.BinarySearchFunc(states, splitSeq, func(st storedState, seq uint64) int { return cmp.Compare(st.seq, seq) })
+		if split != 0 {
+			at, _ = slices.BinarySearchFunc(states, split, func(st storedState, seq uint64) int { return cmp.Compare(st.seq, seq) })
 		}
 		var (
 			chunks  chan []loadedEntry // of the records from split on
 			tailErr error
 		)
-		if split != "" {
+		if split != 0 {
 			// Room for every chunk, so that the decoding never waits.
 			chunks = make(chan []loadedEntry, most/loadChunk+1)
 			go func() {
 				defer close(chunks)
 				chunk := make([]loadedEntry, 0, loadChunk)
-				tailErr = q.decodeMessages(tx, prefix, split, "", states[at:], func(e loadedEntry) {
+				tailErr = q.decodeMessages(tx, split, 0, states[at:], func(e loadedEntry) {
 					if chunk = append(chunk, e); len(chunk) == cap(chunk) {
 						chunks <- chunk
 						chunk = make([]loadedEntry, 0, loadChunk)
@@ -608,7 +607,7 @@ func (q *Queue) loadMessages(now int64) error {
 				chunks <- chunk
 			}()
 		}
-		err = q.decodeMessages(tx, prefix, prefix, split, states[:at], func(e loadedEntry) { q.loadEntryLocked(e, now) })
+		err = q.decodeMessages(tx, 0, split, states[:at], func(e loadedEntry) { q.loadEntryLocked(e, now) })
 		if chunks != nil {
 			for chunk := range chunks {
 				for _, e := range chunk {
@@ -631,38 +630,42 @@ const (
 	loadChunk     = 1024
 )
 
-// splitLoad returns the key, and its sequence number, from which a second
-// goroutine decodes the records of a keyspace whose sequence numbers go
-// from first to last; "" when it is not worth one. Only a file store holds
-// message records, and its transactions can be read from two goroutines
-// at once.
-func (q *Queue) splitLoad(first, last uint64) (string, uint64) {
+// splitLoad returns the sequence number from which a second goroutine
+// decodes the records of a keyspace whose sequence numbers go from first
+// to last, which is past first; 0 when it is not worth one. Only a file store holds message
+// records, and its transactions can be read from two goroutines at once.
+func (q *Queue) splitLoad(first, last uint64) uint64 {
 	if !q.e.store.durable || last < first || last-first < loadSplitSpan {
-		return "", 0
+		return 0
 	}
-	seq := first + uint64(float64(last-first)*loadHeadShare)
-	return messageKey(q.keyspace, seq), seq
+	return first + uint64(float64(last-first)*loadHeadShare)
 }
 
-// seqRangeTx returns the first and last sequence numbers of the record
-// keys with prefix; first is above last when there are none.
-func seqRangeTx(tx recordTx, prefix string) (first, last uint64, err error) {
-	first, found := uint64(1), false
-	err = tx.ascend(prefix, func(k, _ string) bool {
-		first, found = parseSeq(k)
-		return !found
+// seqRangeTx returns the first and last sequence numbers of the message
+// records of keyspace; first is above last when there are none.
+func seqRangeTx(tx recordTx, keyspace string) (first, last uint64, err error) {
+	found := false
+	err = tx.ascendMessages(keyspace, 0, func(seq uint64, _ string) bool {
+		first, found = seq, true
+		return false
 	})
 	if err != nil || !found {
 		return 1, 0, err
 	}
-	k, ok, err := tx.last(prefix)
-	if err != nil || !ok {
+	k, _, err := tx.last(recordPrefix(messagePrefix, keyspace))
+	if err != nil {
 		return 1, 0, err
 	}
-	if last, ok = parseSeq(k); !ok || last < first {
-		return 1, 0, nil
+	if _, seq, ok := splitMessageKey(k); ok {
+		return first, seq, nil
 	}
-	return first, last, nil
+	// A key of another form sorts last: the records' own end, the long way.
+	last = first
+	err = tx.ascendMessages(keyspace, first, func(seq uint64, _ string) bool {
+		last = seq
+		return true
+	})
+	return first, last, err
 }
 
 // loadedEntry is a message's index entry as decoded from its record, with
@@ -672,19 +675,15 @@ type loadedEntry struct {
 	group string
 }
 
-// decodeMessages decodes the records from key from up to key to ("" for
-// the last) among those of prefix, pairing each with its state record in
-// states, which holds those of the range, and calls fn with each entry in
-// key order.
-func (q *Queue) decodeMessages(tx recordTx, prefix, from, to string, states []storedState, fn func(loadedEntry)) error {
+// decodeMessages decodes the records of q's messages numbered from from
+// up to, not including, to (0 for no end), pairing each with its state
+// record in states, which holds those of the range, and calls fn with each
+// entry in order.
+func (q *Queue) decodeMessages(tx recordTx, from, to uint64, states []storedState, fn func(loadedEntry)) error {
 	next := 0 // the first of states not yet paired with a message
-	err := tx.ascendFrom(prefix, from, func(k, v string) bool {
-		if to != "" && k >= to {
+	err := tx.ascendMessages(q.keyspace, from, func(seq uint64, v string) bool {
+		if to != 0 && seq >= to {
 			return false
-		}
-		seq, ok := parseSeq(k)
-		if !ok {
-			return true
 		}
 		for ; next < len(states) && states[next].seq < seq; next++ {
 			q.e.log.Warn("state without message record", "key", stateKey(q.keyspace, states[next].seq))
@@ -699,17 +698,17 @@ func (q *Queue) decodeMessages(tx recordTx, prefix, from, to string, states []st
 		group, has, current, err := decodeIndex(v, m)
 		switch {
 		case err != nil:
-			q.e.log.Error("skipping unreadable message", "key", k, "err", err)
+			q.e.log.Error("skipping unreadable message", "key", messageKey(q.keyspace, seq), "err", err)
 			return true
 		case current:
 			// A state record beside it is older: putStateTx leaves it.
 		case state != "":
 			if err := decodeState(state, m); err != nil {
-				q.e.log.Error("skipping unreadable message state", "key", k, "err", err)
+				q.e.log.Error("skipping unreadable message state", "key", messageKey(q.keyspace, seq), "err", err)
 				return true
 			}
 		case !has:
-			q.e.log.Warn("message record without state", "key", k)
+			q.e.log.Warn("message record without state", "key", messageKey(q.keyspace, seq))
 			return true
 		}
 		fn(loadedEntry{m, group})

@@ -114,7 +114,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 			p.m.state = stateDelayed
 			p.m.visibleAt = now.UnixNano() + int64(delay)*1e9
 		}
-		p.key = q.e.store.encodeMessage(q.keyspace, p.m, &p.rec, &p.raw, &q.scratch)
+		q.e.store.encodeMessage(p.m, &p.rec, &p.raw, &q.scratch)
 		if n := len(stored); n != k {
 			batch[n] = *p // past a repeat
 		}
@@ -123,7 +123,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	batch = stored
 	err := q.e.store.update(func(tx recordTx) error {
 		for k := range batch {
-			if err := q.e.store.putMessageTx(tx, batch[k].key, batch[k].m); err != nil {
+			if err := q.e.store.putMessageTx(tx, q.keyspace, batch[k].m); err != nil {
 				return err
 			}
 		}
@@ -158,7 +158,6 @@ type pending struct {
 	raw rawFields // rec's, whose id rec does not have yet
 	md5 [16]byte  // of rec's body, which rec does not have yet as text
 	m   *message
-	key string // m's record's
 }
 
 // prepare validates one message against the queue's settings and, unless

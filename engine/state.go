@@ -436,7 +436,7 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 			m.group = q.groupLocked(rec.GroupID)
 		}
 		var scratch []byte
-		q.e.store.encodeMessage(q.keyspace, m, &rec, nil, &scratch)
+		q.e.store.encodeMessage(m, &rec, nil, &scratch)
 		out = append(out, m)
 	}
 	return out, nil
@@ -621,7 +621,7 @@ func (e *Engine) writeWorldTx(tx recordTx, w *world, lastNum uint64) error {
 			return err
 		}
 		for _, m := range w.records[i] {
-			if err := e.store.putMessageTx(tx, messageKey(q.keyspace, m.seq), m); err != nil {
+			if err := e.store.putMessageTx(tx, q.keyspace, m); err != nil {
 				return err
 			}
 		}

@@ -77,13 +77,21 @@ type recordTx interface {
 	// their values, until fn returns false. fn must not write.
 	ascend(prefix string, fn func(key, value string) bool) error
 	// ascendFrom is ascend from the key from on, or from prefix's first
-	// key when from sorts before it. In a file store, several goroutines
-	// may run it in one transaction at once.
+	// key when from sorts before it.
 	ascendFrom(prefix, from string, fn func(key, value string) bool) error
 	// last returns the greatest key that starts with prefix, if any.
 	last(prefix string) (string, bool, error)
 	// count is the number of records.
 	count() (int, error)
+	// ascendMessages is ascend over the records of keyspace's messages,
+	// those with keys of messageKey's form, from the sequence number from
+	// on, with no key made. In a file store, several goroutines may run it
+	// in one transaction at once.
+	ascendMessages(keyspace string, from uint64, fn func(seq uint64, value string) bool) error
+	// setMessage and deleteMessage are set and delete of messageKey's key,
+	// which they need not make.
+	setMessage(keyspace string, seq uint64, v string) error
+	deleteMessage(keyspace string, seq uint64) error
 }
 
 // errStoreWrite is what a caller is told of a change the store could not
@@ -277,40 +285,31 @@ func (s *store) deleteQueue(ns Namespace, name, id, keyspace string) error {
 }
 
 // encodeMessage makes rec m's record, which m keeps: in a file store, it
-// ends with m's state, and the record's key in keyspace, which encodeMessage
-// returns for putMessageTx, shares its allocation, since the store keeps
-// both for as long as the record lives. raw, unless nil, has rec's fields
-// in raw form, as appendMessageRaw takes them.
-func (s *store) encodeMessage(keyspace string, m *message, rec *Message, raw *rawFields, scratch *[]byte) (key string) {
+// ends with m's state. raw, unless nil, has rec's fields in raw form, as
+// appendMessageRaw takes them.
+func (s *store) encodeMessage(m *message, rec *Message, raw *rawFields, scratch *[]byte) {
 	b := appendRecordState(appendMessageRaw((*scratch)[:0], rec, raw), m, s.durable)
-	n := len(b)
-	if s.durable {
-		b = appendRecordKey(b, messagePrefix, keyspace, m.seq)
-	}
 	*scratch = b
-	kv := string(b)
-	m.setRecord(kv[:n])
-	return kv[n:]
+	m.setRecord(string(b))
 }
 
-// putMessageTx stores a new message's record under key, when there is a
+// putMessageTx stores a new message's record in keyspace, when there is a
 // restart to survive. The store keeps m's record itself, not a copy.
-func (s *store) putMessageTx(tx recordTx, key string, m *message) error {
+func (s *store) putMessageTx(tx recordTx, keyspace string, m *message) error {
 	if !s.durable {
 		return nil
 	}
-	return tx.set(key, m.record())
+	return tx.setMessage(keyspace, m.seq, m.record())
 }
 
 // putStateTx records a message's state, when there is a restart to survive,
 // by rewriting its record with m's state at its end. It returns the new
 // record, which m takes once the transaction is done, or m's record as it
-// is in memory. The record and its key share one allocation: the store
-// keeps both for as long as the record lives. A record of a store of format
-// 1 or 2 is rewritten in format 3's form; its state record, which the new
-// record overrides, stays until the message goes: a kill can cut a
-// transaction's write short, leaving any of its commands, and a delete of
-// the state record without the rewrite would lose the message.
+// is in memory. A record of a store of format 1 or 2 is rewritten in
+// format 3's form; its state record, which the new record overrides, stays
+// until the message goes: a kill can cut a transaction's write short,
+// leaving any of its commands, and a delete of the state record without
+// the rewrite would lose the message.
 func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]byte) (string, error) {
 	if !s.durable {
 		return m.record(), nil
@@ -326,38 +325,25 @@ func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]
 		b = appendMessage(b, &rec)
 	}
 	b = appendRecordState(b, m, true)
-	n := len(b)
-	b = appendRecordKey(b, messagePrefix, keyspace, m.seq)
 	*scratch = b
-	kv := string(b)
-	return kv[:n], tx.set(kv[n:], kv[:n])
+	rec := string(b)
+	return rec, tx.setMessage(keyspace, m.seq, rec)
 }
 
-// deleteBatchTx removes the records of msgs, whose keys share one
-// allocation: buntdb keeps a deleted key only until the commit.
+// deleteBatchTx removes the records of msgs.
 func (s *store) deleteBatchTx(tx recordTx, keyspace string, msgs []*message) error {
 	if !s.durable {
 		return nil
 	}
-	var room [maxBatchEntriesAnyProfile * 24]byte
-	var ends [maxBatchEntriesAnyProfile]int // where each message's key ends
-	b, at := room[:0], ends[:0]
 	for _, m := range msgs {
-		b = appendRecordKey(b, messagePrefix, keyspace, m.seq)
-		at = append(at, len(b))
-	}
-	keys := string(b)
-	start := 0
-	for i, end := range at {
-		if _, _, err := tx.delete(keys[start:end]); err != nil {
+		if err := tx.deleteMessage(keyspace, m.seq); err != nil {
 			return err
 		}
 		if s.legacy {
-			if _, _, err := tx.delete(stateKey(keyspace, msgs[i].seq)); err != nil {
+			if _, _, err := tx.delete(stateKey(keyspace, m.seq)); err != nil {
 				return err
 			}
 		}
-		start = end
 	}
 	return nil
 }

@@ -8,10 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/buntdb"
 )
@@ -41,7 +43,8 @@ const storeHead = 4096
 
 // fileRecords keeps a store's records in a file of buntdb's form, an
 // append-only log of set and del commands, with the lock that keeps it to
-// this process. buntdb holds the records in memory, opened without a file;
+// this process. buntdb holds the records in memory, opened without a file,
+// but for messages' records, which msgs holds (storemsgs.go);
 // the file is loaded here (storeload.go), written here, each transaction's
 // commands in one write before it commits, in the order they were made,
 // and rewritten here as buntdb rewrites its own. buntdb's own writing
@@ -60,7 +63,8 @@ type fileRecords struct {
 	unsynced chan struct{}
 	tasks    sync.WaitGroup // the syncs and rewrites under way
 	// The rest is used under db's write lock.
-	wtx       writeTx // the write transaction under way
+	msgs      *messageTable // the message records, which buntdb does not hold
+	wtx       writeTx       // the write transaction under way
 	f         *os.File
 	size      int64  // the file's length, where the next write goes
 	cmds      []byte // the commands of the write transaction under way
@@ -128,10 +132,11 @@ func (r *fileRecords) load() error {
 		f.Close()
 		return err
 	}
+	msgs := newMessageTable()
 	var whole int64
 	size, err := f.Seek(0, io.SeekEnd)
 	if err == nil {
-		whole, err = loadCommands(db, io.NewSectionReader(f, 0, size), size)
+		whole, err = loadCommands(db, msgs, io.NewSectionReader(f, 0, size), size)
 	}
 	switch err {
 	case io.ErrUnexpectedEOF: // a kill cut the last write short
@@ -145,9 +150,10 @@ func (r *fileRecords) load() error {
 	// The file's length after a rewrite, as buntdb reckons it, so that a
 	// file grown long is rewritten as soon as buntdb would have.
 	if err == nil {
+		r.live = msgs.setLens()
 		err = db.View(func(tx *buntdb.Tx) error {
 			return tx.Ascend("", func(k, v string) bool {
-				r.live += int64(setLen(k, v))
+				r.live += int64(setLen(len(k), len(v)))
 				return true
 			})
 		})
@@ -157,7 +163,7 @@ func (r *fileRecords) load() error {
 		f.Close()
 		return err
 	}
-	r.db, r.f = db, f
+	r.db, r.f, r.msgs = db, f, msgs
 	return nil
 }
 
@@ -175,8 +181,9 @@ func cutTorn(f *os.File, whole int64) error {
 	return f.Truncate(whole)
 }
 
-// setLen is the length of the command appendSet appends.
-func setLen(key, value string) int {
+// setLen is the length of the command appendSet appends for a key and a
+// value of those lengths.
+func setLen(key, value int) int {
 	digits := func(n int) int {
 		d := 1
 		for ; n >= 10; n /= 10 {
@@ -184,19 +191,41 @@ func setLen(key, value string) int {
 		}
 		return d
 	}
-	return len("*3\r\n$3\r\nset\r\n") + 2*len("$\r\n\r\n") + digits(len(key)) + len(key) + digits(len(value)) + len(value)
+	return len("*3\r\n$3\r\nset\r\n") + 2*len("$\r\n\r\n") + digits(key) + key + digits(value) + value
 }
 
+// update runs fn in a buntdb transaction, which buntdb rolls back when
+// fn or the write fails; the message records fn changed are rolled back
+// here. A panic in fn fails the transaction too, rolled back, and goes on
+// once it is: buntdb would commit a transaction that a panic passes
+// through, with none of its commands in the file.
 func (r *fileRecords) update(fn func(tx recordTx) error) error {
-	return r.db.Update(func(tx *buntdb.Tx) error {
+	var panicked any
+	err := r.db.Update(func(tx *buntdb.Tx) (err error) {
+		defer func() {
+			if panicked = recover(); panicked != nil {
+				err = errPanicked
+			}
+			if err != nil {
+				r.wtx.rollback()
+			}
+			r.wtx.done()
+		}()
 		r.cmds = r.cmds[:0]
-		r.wtx.tx = tx
+		r.wtx.buntTx = buntTx{tx, r.msgs}
 		if err := fn(&r.wtx); err != nil {
 			return err
 		}
 		return r.write()
 	})
+	if panicked != nil {
+		panic(panicked)
+	}
+	return err
 }
+
+// errPanicked fails a transaction that a panic went through.
+var errPanicked = errors.New("the transaction panicked")
 
 // write appends the transaction's commands to the file in one write, and
 // syncs it under FsyncAlways. A write that fails is cut from the file, as
@@ -248,7 +277,7 @@ func (r *fileRecords) write() error {
 }
 
 func (r *fileRecords) view(fn func(tx recordTx) error) error {
-	return r.db.View(func(tx *buntdb.Tx) error { return fn(buntTx{tx}) })
+	return r.db.View(func(tx *buntdb.Tx) error { return fn(buntTx{tx, r.msgs}) })
 }
 
 // syncEverySecond syncs the file, under FsyncEverySecond, a second after
@@ -296,10 +325,11 @@ func closed(c <-chan struct{}) bool {
 var errClosing = errors.New("the store is closing")
 
 // rewrite rewrites the file, whose length was start when the rewrite
-// began, as one set command for each record, in key order, as buntdb's
-// Shrink does: the records are read a chunk at a time, so that writes go
-// on meanwhile, and the commands written since start are copied after
-// them; then the new file is renamed over the old. A kill at any point
+// began, as one set command for each record, buntdb's in key order, as
+// buntdb's Shrink does, then the message records': the records are read a
+// chunk at a time, so that writes go on meanwhile, and the commands
+// written since start are copied after them; then the new file is renamed
+// over the old. A kill at any point
 // leaves one whole file or the other.
 func (r *fileRecords) rewrite(start int64) (err error) {
 	defer r.db.Update(func(*buntdb.Tx) error {
@@ -355,6 +385,9 @@ func (r *fileRecords) rewrite(start int64) (err error) {
 			return err
 		}
 	}
+	if err := r.rewriteMessages(f); err != nil {
+		return err
+	}
 	// Flushed before the write lock is taken, the copy leaves the flush
 	// under it only the commands written meanwhile.
 	if err := f.Sync(); err != nil {
@@ -383,6 +416,52 @@ func (r *fileRecords) rewrite(start int64) (err error) {
 		syncDir(filepath.Dir(r.path))
 		return nil
 	})
+}
+
+// rewriteMessages writes the message records into f, after buntdb's, a
+// keyspace at a time in order of their numbers, in chunks of about
+// shrinkChunk records as rewrite writes buntdb's. The pages listed first
+// are read a few at a time: a record gone meanwhile is left out, and one
+// added is in the commands written since the rewrite began.
+func (r *fileRecords) rewriteMessages(f *os.File) error {
+	var spaces []string
+	pages := map[string][]uint64{}
+	err := r.db.View(func(*buntdb.Tx) error {
+		spaces = r.msgs.keyspaces()
+		for _, ks := range spaces {
+			pages[ks] = r.msgs.pageNumbers(ks)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var buf []byte
+	for _, ks := range spaces {
+		for left := pages[ks]; len(left) > 0; {
+			if closed(r.stop) {
+				return errClosing
+			}
+			buf = buf[:0]
+			err := r.db.View(func(*buntdb.Tx) error {
+				for n := 0; len(left) > 0 && n < shrinkChunk; left = left[1:] {
+					r.msgs.ascendPages(ks, left[:1], 0, func(seq uint64, v string) bool {
+						buf = appendMessageSet(buf, ks, seq, v)
+						n++
+						return true
+					})
+				}
+				return nil
+			})
+			if err == nil {
+				_, err = f.Write(buf)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // syncDir flushes the directory at path, as far as the system lets it: a
@@ -414,6 +493,13 @@ func appendSet(b []byte, key, value string) []byte {
 	return appendBulk(appendBulk(append(b, "*3\r\n$3\r\nset\r\n"...), key), value)
 }
 
+// appendMessageSet is appendSet of a message record.
+func appendMessageSet(b []byte, keyspace string, seq uint64, v string) []byte {
+	var room [48]byte
+	key := appendRecordKey(room[:0], messagePrefix, keyspace, seq)
+	return appendSet(b, unsafe.String(unsafe.SliceData(key), len(key)), v)
+}
+
 // appendDel appends buntdb's command that deletes key.
 func appendDel(b []byte, key string) []byte {
 	return appendBulk(append(b, "*2\r\n$3\r\ndel\r\n"...), key)
@@ -436,12 +522,20 @@ func appendBulk(b []byte, s string) []byte {
 	return append(append(b, s...), '\r', '\n')
 }
 
-// buntTx is a recordTx over a buntdb transaction, for reading. buntdb
-// keeps the strings it is given, so a message's record is shared with its
-// index entry.
-type buntTx struct{ tx *buntdb.Tx }
+// buntTx is a recordTx over a buntdb transaction and the message records
+// beside it, for reading. buntdb keeps the strings it is given, and so do
+// the message records, so a message's record is shared with its index
+// entry.
+type buntTx struct {
+	tx   *buntdb.Tx
+	msgs *messageTable
+}
 
 func (t buntTx) get(key string) (string, bool, error) {
+	if ks, seq, ok := splitMessageKey(key); ok {
+		v, had := t.msgs.get(ks, seq)
+		return v, had, nil
+	}
 	v, err := t.tx.Get(key)
 	if err == buntdb.ErrNotFound {
 		return "", false, nil
@@ -462,17 +556,100 @@ func (t buntTx) delete(key string) (string, bool, error) {
 	return v, err == nil, err
 }
 
+// setMessage and deleteMessage fail: a transaction that writes is a
+// writeTx.
+func (t buntTx) setMessage(string, uint64, string) error { return buntdb.ErrTxNotWritable }
+func (t buntTx) deleteMessage(string, uint64) error      { return buntdb.ErrTxNotWritable }
+
+func (t buntTx) ascendMessages(keyspace string, from uint64, fn func(seq uint64, v string) bool) error {
+	t.msgs.ascendPages(keyspace, t.msgs.pageNumbers(keyspace), from, fn)
+	return nil
+}
+
 func (t buntTx) ascend(prefix string, fn func(key, value string) bool) error {
 	return t.ascendFrom(prefix, prefix, fn)
 }
 
+// The message records' keys are those from messagePrefix up to, not
+// including, msgEnd: buntdb holds none of them in messageKey's form, but
+// may hold others there, of an older store's form.
+const msgEnd = "m;"
+
+// ascendFrom goes through buntdb's keys before the message records',
+// those of the message records merged with buntdb's among them, and
+// buntdb's after them.
 func (t buntTx) ascendFrom(prefix, from string, fn func(key, value string) bool) error {
-	return t.tx.AscendGreaterOrEqual("", max(prefix, from), func(k, v string) bool {
-		return strings.HasPrefix(k, prefix) && fn(k, v)
-	})
+	from = max(prefix, from)
+	done := false
+	each := func(k, v string) bool {
+		if !strings.HasPrefix(k, prefix) || !fn(k, v) {
+			done = true // past the prefix's keys, which are together from prefix on
+		}
+		return !done
+	}
+	if from < messagePrefix {
+		if err := t.tx.AscendRange("", from, messagePrefix, each); err != nil || done {
+			return err
+		}
+	}
+	if lo := max(from, messagePrefix); lo < msgEnd && (strings.HasPrefix(prefix, messagePrefix) || strings.HasPrefix(messagePrefix, prefix)) {
+		type record struct{ k, v string }
+		var others []record // buntdb's, seldom any
+		err := t.tx.AscendRange("", lo, msgEnd, func(k, v string) bool {
+			if !strings.HasPrefix(k, prefix) {
+				return k < prefix
+			}
+			others = append(others, record{k, v})
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		t.msgs.ascend(prefix, lo, func(k, v string) bool {
+			for ; len(others) > 0 && others[0].k < k; others = others[1:] {
+				if !each(others[0].k, others[0].v) {
+					return false
+				}
+			}
+			return each(k, v)
+		})
+		for ; !done && len(others) > 0; others = others[1:] {
+			each(others[0].k, others[0].v)
+		}
+		if done || strings.HasPrefix(prefix, messagePrefix) {
+			return nil
+		}
+	}
+	return t.tx.AscendGreaterOrEqual("", max(from, msgEnd), each)
 }
 
 func (t buntTx) last(prefix string) (key string, ok bool, err error) {
+	if ks, isMsg := strings.CutPrefix(prefix, messagePrefix); isMsg && strings.HasSuffix(ks, ":") && isKeyspace(ks[:len(ks)-1]) {
+		ks = ks[:len(ks)-1]
+		// A keyspace's own prefix, which only its records have: the
+		// greatest key of the message records, or of buntdb's there.
+		key, ok, err = t.buntLast(prefix)
+		if seq, has := t.msgs.last(ks); has {
+			if k := messageKey(ks, seq); !ok || k > key {
+				key, ok = k, true
+			}
+		}
+		return key, ok, err
+	}
+	key, ok, err = t.buntLast(prefix)
+	var top string // the greatest message record's key with prefix
+	t.msgs.ascend(prefix, prefix, func(k, _ string) bool {
+		top = k
+		return true
+	})
+	if top > key {
+		key, ok = strings.Clone(top), true
+	}
+	return key, ok, err
+}
+
+// buntLast returns the greatest key with prefix that buntdb holds.
+func (t buntTx) buntLast(prefix string) (key string, ok bool, err error) {
 	fn := func(k, _ string) bool {
 		if strings.HasPrefix(k, prefix) {
 			key, ok = k, true
@@ -494,16 +671,32 @@ func (t buntTx) last(prefix string) (key string, ok bool, err error) {
 	})
 }
 
-func (t buntTx) count() (int, error) { return t.tx.Len() }
+func (t buntTx) count() (int, error) {
+	n, err := t.tx.Len()
+	return n + t.msgs.n, err
+}
 
 // writeTx is a buntTx that writes: each change it makes is added to the
-// transaction's commands for the file.
+// transaction's commands for the file, and each of a message record kept
+// in undo, for rollback.
 type writeTx struct {
 	buntTx
-	r *fileRecords
+	r    *fileRecords
+	undo []messageUndo
+}
+
+// messageUndo is a message record as it was before a change.
+type messageUndo struct {
+	keyspace string
+	seq      uint64
+	old      string
+	had      bool
 }
 
 func (t *writeTx) set(key, value string) error {
+	if ks, seq, ok := splitMessageKey(key); ok {
+		return t.setMessage(ks, seq, value)
+	}
 	if err := t.buntTx.set(key, value); err != nil {
 		return err
 	}
@@ -512,11 +705,71 @@ func (t *writeTx) set(key, value string) error {
 }
 
 func (t *writeTx) delete(key string) (string, bool, error) {
+	if ks, seq, ok := splitMessageKey(key); ok {
+		v, had := t.removeMessage(ks, seq)
+		return v, had, nil
+	}
 	v, ok, err := t.buntTx.delete(key)
 	if ok {
 		t.r.cmds = appendDel(t.r.cmds, key)
 	}
 	return v, ok, err
+}
+
+func (t *writeTx) setMessage(keyspace string, seq uint64, v string) error {
+	old, had := t.msgs.set(keyspace, seq, v)
+	t.undo = append(t.undo, messageUndo{keyspace, seq, old, had})
+	t.r.cmds = appendMessageSet(t.r.cmds, keyspace, seq, v)
+	return nil
+}
+
+func (t *writeTx) deleteMessage(keyspace string, seq uint64) error {
+	t.removeMessage(keyspace, seq)
+	return nil
+}
+
+func (t *writeTx) removeMessage(keyspace string, seq uint64) (string, bool) {
+	old, had := t.msgs.delete(keyspace, seq)
+	if had {
+		t.undo = append(t.undo, messageUndo{keyspace, seq, old, true})
+		var room [48]byte
+		key := appendRecordKey(room[:0], messagePrefix, keyspace, seq)
+		t.r.cmds = appendDel(t.r.cmds, unsafe.String(unsafe.SliceData(key), len(key)))
+	}
+	return old, had
+}
+
+// done forgets the transaction's changes, and drops a large transaction's
+// buffers, a purge's of every message of a deep queue, rather than keep
+// them for ever.
+func (t *writeTx) done() {
+	clear(t.undo) // the records they hold may go
+	t.undo = t.undo[:0]
+	if cap(t.undo) > maxKeptUndo {
+		t.undo = nil
+	}
+	if cap(t.r.cmds) > maxKeptCommands {
+		t.r.cmds = nil
+	}
+}
+
+// A transaction's undo list and commands keep their room for the next
+// unless they grew past these.
+const (
+	maxKeptUndo     = 4096
+	maxKeptCommands = 4 << 20
+)
+
+// rollback puts back the message records the transaction changed, the
+// latest change first.
+func (t *writeTx) rollback() {
+	for _, u := range slices.Backward(t.undo) {
+		if u.had {
+			t.msgs.set(u.keyspace, u.seq, u.old)
+		} else {
+			t.msgs.delete(u.keyspace, u.seq)
+		}
+	}
 }
 
 // checkStoreFile accepts a missing or empty file and a minisqs store: one

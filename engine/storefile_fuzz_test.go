@@ -58,6 +58,22 @@ func dbRecords(t *testing.T, db *buntdb.DB) map[string]string {
 	return recs
 }
 
+// storeRecords returns every record of a load into db and msgs.
+func storeRecords(t *testing.T, db *buntdb.DB, msgs *messageTable) map[string]string {
+	t.Helper()
+	recs := map[string]string{}
+	verr := db.View(func(tx *buntdb.Tx) error {
+		return buntTx{tx, msgs}.ascend("", func(k, v string) bool {
+			recs[strings.Clone(k)] = v
+			return true
+		})
+	})
+	if verr != nil {
+		t.Fatal(verr)
+	}
+	return recs
+}
+
 // hugeNumber reports whether data has a length, digits after a '$', that
 // buntdb's loader reads as negative or as more than limit, wrapping as it
 // does.
@@ -158,8 +174,9 @@ func checkLoadAgrees(t *testing.T, data []byte) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	whole, err := loadCommands(db, bytes.NewReader(data), int64(len(data)))
-	got := dbRecords(t, db)
+	msgs := newMessageTable()
+	whole, err := loadCommands(db, msgs, bytes.NewReader(data), int64(len(data)))
+	got := storeRecords(t, db, msgs)
 	switch err {
 	case errWrongTail: // what buntdb's loader takes for a command cut short
 		if werr != io.ErrUnexpectedEOF || !maps.Equal(got, want) {
@@ -205,27 +222,31 @@ func TestLoadAgreesWithBuntdb(t *testing.T) {
 	set := string(appendSet(nil, "k", "v"))
 	other := string(appendSet(nil, "m:1:00000000000000000009", "r\x00\r\n"))
 	del := string(appendDel(nil, "k"))
+	msg := string(appendSet(nil, messageKey("1", 9), "r\x00\r\n"))
+	msgDel := string(appendDel(nil, messageKey("1", 9)))
 	for name, data := range map[string]string{
-		"sets and a del":                    formatRecord + set + other + del + set,
-		"NUL bytes between commands":        "\x00\x00" + set + "\x00" + other + "\x00",
-		"a del of a missing key":            del + set,
-		"flushdb":                           set + "*1\r\n$7\r\nFLUSHDB\r\n" + other,
-		"no parts":                          "*0\r\n" + set,
-		"a part count padded past a buffer": "*" + strings.Repeat("0", 2<<20) + "3\r\n$3\r\nset\r\n$1\r\nk\r\n$1\r\nv\r\n",
-		"a length padded past a buffer":     "*3\r\n$3\r\nset\r\n$" + strings.Repeat("0", 2<<20) + "1\r\nk\r\n$1\r\nv\r\n",
-		"a value larger than the buffer":    string(appendSet(nil, "big", strings.Repeat("b", 3<<20))) + set,
-		"a part count of 2^64+3":            "*18446744073709551619\r\n$3\r\nset\r\n$1\r\nk\r\n$1\r\nv\r\n",
-		"a length of 2^64+1":                "*3\r\n$3\r\nset\r\n$18446744073709551617\r\nk\r\n$1\r\nv\r\n",
-		"a huge length":                     "*3\r\n$3\r\nset\r\n$1\r\nk\r\n$999999999999999\r\nv\r\n",
-		"a name that only begins with set":  "*3\r\n$4\r\nsetx\r\n$1\r\nk\r\n$1\r\nv\r\n",
-		"a set with an expiry":              "*5\r\n$3\r\nset\r\n$1\r\nk\r\n$1\r\nv\r\n$2\r\nex\r\n$2\r\n10\r\n",
-		"an unknown command":                "*2\r\n$4\r\nzzzz\r\n$1\r\nx\r\n" + set,
-		"a name that folds to set":          "*3\r\n$4\r\n\u017fet\r\n$1\r\nk\r\n$1\r\nv\r\n",
-		"a name that folds to flushdb":      set + "*1\r\n$8\r\nflu\u017fhdb\r\n",
-		"a wrong line end":                  strings.Replace(set, "v\r\n", "vX\n", 1),
-		"a line cut short at the end":       set + "*3\r",
-		"a wrong line cut short at the end": set + "*3\r\n$3x",
-		"text after the commands":           set + "appended text",
+		"message records":                    formatRecord + msg + string(appendSet(nil, messageKey("a", 1), "x")) + msgDel + set + msg,
+		"a message record's del and flushdb": msg + msgDel + msgDel + msg + "*1\r\n$7\r\nflushdb\r\n" + set + string(appendSet(nil, "M:1:19", "upper")),
+		"sets and a del":                     formatRecord + set + other + del + set,
+		"NUL bytes between commands":         "\x00\x00" + set + "\x00" + other + "\x00",
+		"a del of a missing key":             del + set,
+		"flushdb":                            set + "*1\r\n$7\r\nFLUSHDB\r\n" + other,
+		"no parts":                           "*0\r\n" + set,
+		"a part count padded past a buffer":  "*" + strings.Repeat("0", 2<<20) + "3\r\n$3\r\nset\r\n$1\r\nk\r\n$1\r\nv\r\n",
+		"a length padded past a buffer":      "*3\r\n$3\r\nset\r\n$" + strings.Repeat("0", 2<<20) + "1\r\nk\r\n$1\r\nv\r\n",
+		"a value larger than the buffer":     string(appendSet(nil, "big", strings.Repeat("b", 3<<20))) + set,
+		"a part count of 2^64+3":             "*18446744073709551619\r\n$3\r\nset\r\n$1\r\nk\r\n$1\r\nv\r\n",
+		"a length of 2^64+1":                 "*3\r\n$3\r\nset\r\n$18446744073709551617\r\nk\r\n$1\r\nv\r\n",
+		"a huge length":                      "*3\r\n$3\r\nset\r\n$1\r\nk\r\n$999999999999999\r\nv\r\n",
+		"a name that only begins with set":   "*3\r\n$4\r\nsetx\r\n$1\r\nk\r\n$1\r\nv\r\n",
+		"a set with an expiry":               "*5\r\n$3\r\nset\r\n$1\r\nk\r\n$1\r\nv\r\n$2\r\nex\r\n$2\r\n10\r\n",
+		"an unknown command":                 "*2\r\n$4\r\nzzzz\r\n$1\r\nx\r\n" + set,
+		"a name that folds to set":           "*3\r\n$4\r\n\u017fet\r\n$1\r\nk\r\n$1\r\nv\r\n",
+		"a name that folds to flushdb":       set + "*1\r\n$8\r\nflu\u017fhdb\r\n",
+		"a wrong line end":                   strings.Replace(set, "v\r\n", "vX\n", 1),
+		"a line cut short at the end":        set + "*3\r",
+		"a wrong line cut short at the end":  set + "*3\r\n$3x",
+		"text after the commands":            set + "appended text",
 	} {
 		t.Run(name, func(t *testing.T) {
 			checkLoadAgrees(t, []byte(data))
@@ -254,8 +275,9 @@ func TestLoadTakesNoLengthPastTheFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		whole, err := loadCommands(db, bytes.NewReader([]byte(data)), int64(len(data)))
-		if got := dbRecords(t, db); err != want || whole != int64(len(set)) || !maps.Equal(got, map[string]string{"k": "v"}) {
+		msgs := newMessageTable()
+		whole, err := loadCommands(db, msgs, bytes.NewReader([]byte(data)), int64(len(data)))
+		if got := storeRecords(t, db, msgs); err != want || whole != int64(len(set)) || !maps.Equal(got, map[string]string{"k": "v"}) {
 			t.Errorf("a value of length %s: the load takes %q and %d bytes (%v), want k = v, %d bytes and %v", length, got, whole, err, len(set), want)
 		}
 		db.Close()
@@ -271,8 +293,9 @@ func FuzzLoadCommands(f *testing.F) {
 	set := appendSet(nil, "m:1:00000000000000000009", "r\x00\r\n")
 	del := appendDel(nil, "m:1:00000000000000000009")
 	whole := append(append([]byte(formatRecord), set...), del...)
+	msgs := append(append(appendSet(nil, messageKey("1", 9), "r"), appendDel(nil, messageKey("1", 9))...), appendSet(nil, messageKey("1", 10), "s")...)
 	for _, seed := range [][]byte{
-		nil, whole, whole[:len(whole)-1], append(append([]byte{}, whole...), 0, 0, 0),
+		nil, whole, whole[:len(whole)-1], append(append([]byte{}, whole...), 0, 0, 0), msgs,
 		[]byte("*0\r\n"), []byte("*1\r\n$7\r\nflushdb\r\n"), []byte("*3\r\n$4\r\nsetx\r\n$1\r\nk\r\n$1\r\nv\r\n"),
 	} {
 		f.Add(seed)

@@ -383,7 +383,7 @@ func TestAppendCommands(t *testing.T) {
 		if got := string(appendSet(nil, s, s+"y")); got != want {
 			t.Errorf("appendSet of lengths %d, %d: %.40q, want %.40q", n, n+1, got, want)
 		}
-		if got := setLen(s, s+"y"); got != len(want) {
+		if got := setLen(n, n+1); got != len(want) {
 			t.Errorf("setLen of lengths %d, %d: %d, want %d", n, n+1, got, len(want))
 		}
 		want = fmt.Sprintf("*2\r\n$3\r\ndel\r\n$%d\r\n%s\r\n", n, s)

@@ -173,7 +173,7 @@ func TestCutAtEveryByte(t *testing.T) {
 			if err != nil {
 				t.Fatalf("cut at %d, %d NUL bytes after: %v", cut, zeros, err)
 			}
-			got := dbRecords(t, r.db)
+			got := storeRecords(t, r.db, r.msgs)
 			if err := r.close(); err != nil {
 				t.Fatal(err)
 			}

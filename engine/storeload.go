@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
+	"unsafe"
 
 	"github.com/tidwall/buntdb"
 )
@@ -205,15 +207,16 @@ func scanFile(f *os.File) (int64, error) {
 	return scanCommands(io.NewSectionReader(f, 0, size), size)
 }
 
-// loadCommands applies the commands of rd, size bytes, to db, which must
-// be empty: the set, del and flushdb commands the store writes. It
+// loadCommands applies the commands of rd, size bytes, to db and msgs,
+// which must be empty: the set, del and flushdb commands the store writes,
+// those of message records' keys to msgs. It
 // returns the length of the commands it applied, and an error as
 // scanCommands does: errNotCommand also at a command the store does not
 // write. The commands before the first wrong one stay applied. The file
 // is read on a goroutine of its own, a batch of commands ahead of the
 // transaction that applies them: a load of a million records takes about
 // as long to read as to insert.
-func loadCommands(db *buntdb.DB, rd io.Reader, size int64) (int64, error) {
+func loadCommands(db *buntdb.DB, msgs *messageTable, rd io.Reader, size int64) (int64, error) {
 	read := make(chan []loadOp, loadBatches-1)
 	free := make(chan []loadOp, loadBatches)
 	for range loadBatches {
@@ -226,6 +229,7 @@ func loadCommands(db *buntdb.DB, rd io.Reader, size int64) (int64, error) {
 		defer close(read)
 		whole, rerr = readOps(rd, size, read, free, stop)
 	}()
+	msgs.reset()
 	uerr := db.Update(func(tx *buntdb.Tx) error {
 		// A transaction that has deleted every key keeps no undo record
 		// of each key it changes afterwards: its rollback would restore
@@ -233,7 +237,7 @@ func loadCommands(db *buntdb.DB, rd io.Reader, size int64) (int64, error) {
 		err := tx.DeleteAll()
 		for ops := range read {
 			for i := 0; err == nil && i < len(ops); i++ {
-				err = ops[i].apply(tx)
+				err = ops[i].apply(tx, msgs)
 			}
 			free <- ops[:0]
 			if err != nil {
@@ -248,6 +252,7 @@ func loadCommands(db *buntdb.DB, rd io.Reader, size int64) (int64, error) {
 	for range read {
 	}
 	if uerr != nil {
+		msgs.reset()
 		return 0, uerr
 	}
 	return whole, rerr
@@ -260,23 +265,33 @@ const (
 	loadBatches = 4
 )
 
-// loadOp is a command of the file, read to be applied.
+// loadOp is a command of the file, read to be applied. A message record's
+// has its keyspace and sequence number rather than its key.
 type loadOp struct {
 	name       byte // 's', 'd' or 'f', for set, del and flushdb
 	key, value string
+	keyspace   string // a message record's, or ""
+	seq        uint64
 }
 
-func (op *loadOp) apply(tx *buntdb.Tx) error {
-	switch op.name {
-	case 's':
+func (op *loadOp) apply(tx *buntdb.Tx, msgs *messageTable) error {
+	switch {
+	case op.keyspace != "" && op.name == 's':
+		msgs.set(op.keyspace, op.seq, op.value)
+		return nil
+	case op.keyspace != "":
+		msgs.delete(op.keyspace, op.seq)
+		return nil
+	case op.name == 's':
 		_, _, err := tx.Set(op.key, op.value, nil)
 		return err
-	case 'd':
+	case op.name == 'd':
 		if _, err := tx.Delete(op.key); err != buntdb.ErrNotFound {
 			return err
 		}
 		return nil
 	}
+	msgs.reset()
 	return tx.DeleteAll()
 }
 
@@ -286,12 +301,13 @@ func (op *loadOp) apply(tx *buntdb.Tx) error {
 func readOps(rd io.Reader, size int64, read chan<- []loadOp, free <-chan []loadOp, stop <-chan struct{}) (whole int64, err error) {
 	c := newCommandReader(rd, size, true)
 	ops := <-free
+	var keyspace string // the last message record's, most often the next one's
 	for {
 		if err = c.next(); err != nil {
 			whole = c.whole
 			break
 		}
-		op, ok := opOf(c)
+		op, ok := opOf(c, &keyspace)
 		if !ok {
 			whole, err = c.start, errNotCommand
 			break
@@ -323,12 +339,26 @@ func readOps(rd io.Reader, size int64, read chan<- []loadOp, free <-chan []loadO
 }
 
 // opOf returns the command c read last as an op, and false for one the
-// store does not write.
-func opOf(c *commandReader) (loadOp, bool) {
+// store does not write. A message record's keyspace is *keyspace when it
+// is the same, and becomes it.
+func opOf(c *commandReader, keyspace *string) (loadOp, bool) {
 	if c.parts() == 0 {
 		return loadOp{}, true
 	}
 	name := c.part(0)
+	if c.parts() == 3 && isName(name, "set") || c.parts() == 2 && isName(name, "del") {
+		key := c.part(1)
+		if ks, seq, ok := splitMessageKey(unsafe.String(unsafe.SliceData(key), len(key))); ok {
+			if ks != *keyspace {
+				*keyspace = strings.Clone(ks)
+			}
+			op := loadOp{name: 'd', keyspace: *keyspace, seq: seq}
+			if c.parts() == 3 {
+				op.name, op.value = 's', string(c.part(2))
+			}
+			return op, true
+		}
+	}
 	switch {
 	case c.parts() == 3 && isName(name, "set"):
 		// The key and its value share one allocation, as the store's

@@ -36,7 +36,7 @@ func TestLoadStopsItsReaderWhenTheTransactionFails(t *testing.T) {
 	}
 	db.Close()
 	data := setsOf(2 * loadBatches * loadBatch)
-	if _, err := loadCommands(db, bytes.NewReader(data), int64(len(data))); err != buntdb.ErrDatabaseClosed {
+	if _, err := loadCommands(db, newMessageTable(), bytes.NewReader(data), int64(len(data))); err != buntdb.ErrDatabaseClosed {
 		t.Fatalf("the load of a closed db returns %v, want %v", err, buntdb.ErrDatabaseClosed)
 	}
 	if readerRunning() {
@@ -71,12 +71,13 @@ func TestLoadReadErrorMidFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		whole, err := loadCommands(db, &errAfter{data, n, ioErr}, int64(len(data)))
+		msgs := newMessageTable()
+		whole, err := loadCommands(db, msgs, &errAfter{data, n, ioErr}, int64(len(data)))
 		if err != ioErr || whole > int64(n) {
 			t.Errorf("a read failing after %d bytes: the load says %d bytes and %v, want at most %d and %v", n, whole, err, n, ioErr)
 		}
 		want, werr, _ := loadRecords(t, data[:whole], len(data))
-		if got := dbRecords(t, db); werr != nil || len(got) != len(want) {
+		if got := storeRecords(t, db, msgs); werr != nil || len(got) != len(want) {
 			t.Errorf("a read failing after %d bytes: the load takes %d records, the %d bytes before it hold %d (%v)", n, len(got), whole, len(want), werr)
 		}
 		db.Close()
@@ -96,7 +97,7 @@ func TestLoadLeavesLaterTransactionsTheirUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := loadCommands(db, bytes.NewReader(data), int64(len(data))); err != nil {
+	if _, err := loadCommands(db, newMessageTable(), bytes.NewReader(data), int64(len(data))); err != nil {
 		t.Fatal(err)
 	}
 	want := dbRecords(t, db)
@@ -134,7 +135,7 @@ func TestLoadRefusesAtTheCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if whole, err := loadCommands(db, bytes.NewReader(data), int64(len(data))); err != errNotCommand || whole != int64(len(set)+2) {
+	if whole, err := loadCommands(db, newMessageTable(), bytes.NewReader(data), int64(len(data))); err != errNotCommand || whole != int64(len(set)+2) {
 		t.Fatalf("the load stops at %d (%v), want %d (%v)", whole, err, len(set)+2, errNotCommand)
 	}
 }

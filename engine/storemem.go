@@ -90,6 +90,24 @@ func (tx *memTx) delete(key string) (string, bool, error) {
 	return old, had, nil
 }
 
+func (tx *memTx) setMessage(keyspace string, seq uint64, v string) error {
+	return tx.set(messageKey(keyspace, seq), v)
+}
+
+func (tx *memTx) deleteMessage(keyspace string, seq uint64) error {
+	_, _, err := tx.delete(messageKey(keyspace, seq))
+	return err
+}
+
+func (tx *memTx) ascendMessages(keyspace string, from uint64, fn func(seq uint64, v string) bool) error {
+	return tx.ascendFrom(recordPrefix(messagePrefix, keyspace), messageKey(keyspace, from), func(k, v string) bool {
+		if _, seq, ok := splitMessageKey(k); ok {
+			return fn(seq, v)
+		}
+		return true
+	})
+}
+
 func (tx *memTx) ascend(prefix string, fn func(key, value string) bool) error {
 	return tx.ascendFrom(prefix, prefix, fn)
 }

@@ -117,6 +117,7 @@ wait:
 func startServer(sc server.Config, gc *gcPolicy) (*server.Server, error) {
 	if sc.DB != "" {
 		defer gc.pause()()
+		prepareLoadHeap(sc.DB)
 	}
 	return server.Start(sc)
 }
