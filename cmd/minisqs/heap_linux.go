@@ -21,8 +21,8 @@ import (
 // core than the load's. A kernel without either madvise loads as before.
 func prepareLoadHeap(path string) {
 	fi, err := os.Stat(path)
-	if err != nil || fi.Size() < loadHeapMin {
-		return
+	if err != nil || fi.Size() < loadHeapMin || unsafe.Sizeof(uintptr(0)) < 8 {
+		return // a 32-bit process has no room to spare for a block this large
 	}
 	heap := make([]byte, fi.Size()/4*5)
 	_ = syscall.Madvise(heap, syscall.MADV_HUGEPAGE)
