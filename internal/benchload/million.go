@@ -121,6 +121,8 @@ func (b *bench) deep(ctx context.Context, srv server, durable bool) (deepFigures
 			if f.openRSS, err = rss(p.Pid()); err != nil {
 				return fail(err)
 			}
+			fmt.Fprintf(b.log, "bench: %s, answered %.2f s after the restart, CPU %.2f s (user %.2f s)\n",
+				srv.desc, times[len(times)-1].Seconds(), (user + system).Seconds(), user.Seconds())
 		}
 		f.open, f.openCPU = median(times), median(cpu)
 	}
