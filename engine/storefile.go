@@ -62,9 +62,11 @@ type fileRecords struct {
 	// second: the syncs wait on it, so that an idle store does nothing.
 	unsynced chan struct{}
 	tasks    sync.WaitGroup // the syncs and rewrites under way
+	// msgs are the message records, which buntdb does not hold, read under
+	// db's read lock and changed under its write lock.
+	msgs *messageTable
 	// The rest is used under db's write lock.
-	msgs      *messageTable // the message records, which buntdb does not hold
-	wtx       writeTx       // the write transaction under way
+	wtx       writeTx // the write transaction under way
 	f         *os.File
 	size      int64  // the file's length, where the next write goes
 	cmds      []byte // the commands of the write transaction under way
