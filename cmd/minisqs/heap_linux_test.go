@@ -2,11 +2,19 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/minisqs/minisqs/engine"
+	"github.com/minisqs/minisqs/internal/sqsload"
+	"github.com/minisqs/minisqs/server"
 )
 
 // hugePageMapped returns the bytes of this process's mappings marked for
@@ -58,5 +66,65 @@ func TestPrepareLoadHeapAsksForHugePages(t *testing.T) {
 	prepareLoadHeap(sparse("large", 2*loadHeapMin))
 	if got := hugePageMapped(t) - before; got < 2*loadHeapMin {
 		t.Fatalf("a file of %d bytes: %d more bytes marked, want at least as many", 2*loadHeapMin, got)
+	}
+}
+
+// A store large enough for a prepared heap loads whole through it: every
+// message is there after the restart, with its body, as an SDK client
+// reads them.
+func TestStartServerLoadsLargeStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	e, err := engine.Open(engine.Options{Path: path, Fsync: engine.FsyncNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := e.CreateQueue("large", engine.AttributeUpdate{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const msgs = 300 // of 240 KB: a file past loadHeapMin
+	body := func(i int) string { return strings.Repeat(strconv.Itoa(i%10), 240_000) }
+	for i := range msgs {
+		if res := q.Send([]engine.NewMessage{{Body: body(i)}}); res[0].Err != nil {
+			t.Fatal(res[0].Err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() < loadHeapMin {
+		t.Fatalf("the store is %v bytes (%v), want at least %d", fi.Size(), err, loadHeapMin)
+	}
+	before := hugePageMapped(t)
+	srv, err := startServer(server.Config{Addr: "127.0.0.1:0", DB: path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err == nil && hugePageMapped(t)-before < loadHeapMin {
+		t.Errorf("the load's heap is not marked for huge pages")
+	}
+	ctx := context.Background()
+	c := sqsload.LoopbackClient("http://" + srv.Addr().String())
+	url, err := c.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("large")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for len(seen) < msgs {
+		out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: url.QueueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 600})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Messages) == 0 {
+			t.Fatalf("after the restart the queue gave %d messages, want %d", len(seen), msgs)
+		}
+		for _, m := range out.Messages {
+			b := aws.ToString(m.Body)
+			if len(b) != 240_000 || strings.Trim(b, b[:1]) != "" { // the SDK has checked its MD5
+				t.Fatalf("a message's body is %d bytes of %.10q...", len(b), b)
+			}
+			seen[aws.ToString(m.MessageId)] = true
+		}
 	}
 }
