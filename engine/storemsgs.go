@@ -20,20 +20,11 @@ import (
 // so that each key is in one place and reads back as written. It is used
 // under the lock of the buntdb beside it, like buntdb's own records.
 type messageTable struct {
-	spaces map[string]*keyspaceRecords
+	// spaces holds each keyspace's records in pages of seqPageSize
+	// consecutive sequence numbers, as the index keeps messages.
+	spaces map[string]map[uint64]msgPage
 	n      int // records held
 }
-
-// keyspaceRecords are one keyspace's message records, in pages of
-// msgPageSize consecutive sequence numbers, as the index keeps messages.
-type keyspaceRecords struct {
-	pages map[uint64]msgPage
-}
-
-const (
-	msgPageBits = 6
-	msgPageSize = 1 << msgPageBits
-)
 
 // msgPage holds the records of the slots in used, in slot order: a page
 // of a few records left among many gone costs only theirs.
@@ -46,7 +37,7 @@ type msgPage struct {
 func (p *msgPage) at(slot uint64) int { return bits.OnesCount64(p.used & (1<<slot - 1)) }
 
 func newMessageTable() *messageTable {
-	return &messageTable{spaces: map[string]*keyspaceRecords{}}
+	return &messageTable{spaces: map[string]map[uint64]msgPage{}}
 }
 
 // splitMessageKey returns the keyspace and sequence number of a key in
@@ -88,11 +79,11 @@ func messageKeyLen(keyspace string, seq uint64) int {
 }
 
 func (r *messageTable) get(keyspace string, seq uint64) (string, bool) {
-	ks := r.spaces[keyspace]
-	if ks == nil {
+	space := r.spaces[keyspace]
+	if space == nil {
 		return "", false
 	}
-	p, slot := ks.pages[seq>>msgPageBits], seq&(msgPageSize-1)
+	p, slot := space[seq>>seqPageBits], seq&(seqPageSize-1)
 	if p.used&(1<<slot) == 0 {
 		return "", false
 	}
@@ -101,13 +92,13 @@ func (r *messageTable) get(keyspace string, seq uint64) (string, bool) {
 
 // set stores v and returns the record it replaced, if any.
 func (r *messageTable) set(keyspace string, seq uint64, v string) (old string, had bool) {
-	ks := r.spaces[keyspace]
-	if ks == nil {
-		ks = &keyspaceRecords{pages: map[uint64]msgPage{}}
-		r.spaces[strings.Clone(keyspace)] = ks
+	space := r.spaces[keyspace]
+	if space == nil {
+		space = map[uint64]msgPage{}
+		r.spaces[strings.Clone(keyspace)] = space
 	}
-	k, slot := seq>>msgPageBits, seq&(msgPageSize-1)
-	p := ks.pages[k]
+	k, slot := seq>>seqPageBits, seq&(seqPageSize-1)
+	p := space[k]
 	i := p.at(slot)
 	if p.used&(1<<slot) != 0 {
 		old, p.recs[i] = p.recs[i], v
@@ -116,23 +107,23 @@ func (r *messageTable) set(keyspace string, seq uint64, v string) (old string, h
 	if p.recs == nil && slot == 0 {
 		// Most pages fill from their first slot on, a send or a load's
 		// record at a time: room for them all from the start.
-		p.recs = make([]string, 0, msgPageSize)
+		p.recs = make([]string, 0, seqPageSize)
 	}
 	p.recs = slices.Insert(p.recs, i, v)
 	p.used |= 1 << slot
-	ks.pages[k] = p
+	space[k] = p
 	r.n++
 	return "", false
 }
 
 // delete removes the record and returns it, if there was one.
 func (r *messageTable) delete(keyspace string, seq uint64) (old string, had bool) {
-	ks := r.spaces[keyspace]
-	if ks == nil {
+	space := r.spaces[keyspace]
+	if space == nil {
 		return "", false
 	}
-	k, slot := seq>>msgPageBits, seq&(msgPageSize-1)
-	p := ks.pages[k]
+	k, slot := seq>>seqPageBits, seq&(seqPageSize-1)
+	p := space[k]
 	if p.used&(1<<slot) == 0 {
 		return "", false
 	}
@@ -140,8 +131,8 @@ func (r *messageTable) delete(keyspace string, seq uint64) (old string, had bool
 	old = p.recs[i]
 	r.n--
 	if p.used &^= 1 << slot; p.used == 0 {
-		delete(ks.pages, k)
-		if len(ks.pages) == 0 {
+		delete(space, k)
+		if len(space) == 0 {
 			delete(r.spaces, keyspace)
 		}
 		return old, true
@@ -150,7 +141,7 @@ func (r *messageTable) delete(keyspace string, seq uint64) (old string, had bool
 	if c := cap(p.recs); c >= 16 && len(p.recs) <= c/4 {
 		p.recs = slices.Clone(p.recs) // the few left among many gone
 	}
-	ks.pages[k] = p
+	space[k] = p
 	return old, true
 }
 
@@ -177,11 +168,11 @@ func compareKeyspaceKeys(a, b string) int {
 
 // pageNumbers returns a keyspace's page numbers, in order.
 func (r *messageTable) pageNumbers(keyspace string) []uint64 {
-	ks := r.spaces[keyspace]
-	if ks == nil {
+	space := r.spaces[keyspace]
+	if space == nil {
 		return nil
 	}
-	return slices.Sorted(maps.Keys(ks.pages))
+	return slices.Sorted(maps.Keys(space))
 }
 
 // ascendPages calls fn with each record of the pages numbered pages, in
@@ -189,16 +180,16 @@ func (r *messageTable) pageNumbers(keyspace string) []uint64 {
 // ascendPages returns then. Pages gone since pages was listed are passed
 // over.
 func (r *messageTable) ascendPages(keyspace string, pages []uint64, from uint64, fn func(seq uint64, v string) bool) bool {
-	ks := r.spaces[keyspace]
-	if ks == nil {
+	space := r.spaces[keyspace]
+	if space == nil {
 		return true
 	}
-	start, _ := slices.BinarySearch(pages, from>>msgPageBits)
+	start, _ := slices.BinarySearch(pages, from>>seqPageBits)
 	for _, k := range pages[start:] {
-		p := ks.pages[k]
+		p := space[k]
 		i := 0
 		for used := p.used; used != 0; used &= used - 1 {
-			seq := k<<msgPageBits | uint64(bits.TrailingZeros64(used))
+			seq := k<<seqPageBits | uint64(bits.TrailingZeros64(used))
 			if seq >= from && !fn(seq, p.recs[i]) {
 				return false
 			}
@@ -211,11 +202,11 @@ func (r *messageTable) ascendPages(keyspace string, pages []uint64, from uint64,
 // setLens is the length of a set command of each record, in all.
 func (r *messageTable) setLens() int64 {
 	var n int64
-	for keyspace, ks := range r.spaces {
-		for k, p := range ks.pages {
+	for keyspace, space := range r.spaces {
+		for k, p := range space {
 			i := 0
 			for used := p.used; used != 0; used &= used - 1 {
-				seq := k<<msgPageBits | uint64(bits.TrailingZeros64(used))
+				seq := k<<seqPageBits | uint64(bits.TrailingZeros64(used))
 				n += int64(setLen(messageKeyLen(keyspace, seq), len(p.recs[i])))
 				i++
 			}
@@ -226,12 +217,12 @@ func (r *messageTable) setLens() int64 {
 
 // last returns a keyspace's highest sequence number.
 func (r *messageTable) last(keyspace string) (uint64, bool) {
-	ks := r.spaces[keyspace]
-	if ks == nil {
+	space := r.spaces[keyspace]
+	if space == nil {
 		return 0, false
 	}
-	top := slices.Max(slices.Collect(maps.Keys(ks.pages)))
-	return top<<msgPageBits | uint64(63-bits.LeadingZeros64(ks.pages[top].used)), true
+	top := slices.Max(slices.Collect(maps.Keys(space)))
+	return top<<seqPageBits | uint64(63-bits.LeadingZeros64(space[top].used)), true
 }
 
 // ascend calls fn with the records whose keys start with prefix and are

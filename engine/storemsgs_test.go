@@ -263,25 +263,25 @@ func TestPanicInUpdateChangesNothing(t *testing.T) {
 // so that messages left among many gone cost little.
 func TestMessagePageShrinks(t *testing.T) {
 	tab := newMessageTable()
-	for seq := range uint64(msgPageSize) {
+	for seq := range uint64(seqPageSize) {
 		tab.set("1", seq, "r")
 	}
-	for seq := range uint64(msgPageSize - 2) {
+	for seq := range uint64(seqPageSize - 2) {
 		if _, had := tab.delete("1", seq); !had {
 			t.Fatalf("record %d was not there", seq)
 		}
 	}
-	p := tab.spaces["1"].pages[0]
+	p := tab.spaces["1"][0]
 	if len(p.recs) != 2 || cap(p.recs) > 8 {
 		t.Fatalf("a page with 2 records left keeps %d of room for %d", cap(p.recs), len(p.recs))
 	}
-	for _, seq := range []uint64{msgPageSize - 2, msgPageSize - 1} {
+	for _, seq := range []uint64{seqPageSize - 2, seqPageSize - 1} {
 		if v, ok := tab.get("1", seq); !ok || v != "r" {
 			t.Fatalf("record %d reads %q, %v", seq, v, ok)
 		}
 	}
-	tab.delete("1", msgPageSize-2)
-	tab.delete("1", msgPageSize-1)
+	tab.delete("1", seqPageSize-2)
+	tab.delete("1", seqPageSize-1)
 	if len(tab.spaces) != 0 || tab.n != 0 {
 		t.Fatalf("an empty table keeps %d keyspaces, counts %d records", len(tab.spaces), tab.n)
 	}
