@@ -55,7 +55,7 @@ func insertSorted(l *readyList, m *message, fromFront bool) {
 	if fromFront {
 		at := l.front()
 		for at != nil && at.seq < m.seq {
-			at = at.link.next
+			at = l.next(at)
 		}
 		if at == nil {
 			l.pushBack(m)
@@ -64,17 +64,17 @@ func insertSorted(l *readyList, m *message, fromFront bool) {
 		}
 		return
 	}
-	at := l.tail
+	at := l.back()
 	for at != nil && at.seq > m.seq {
-		at = at.link.prev
+		at = l.prev(at)
 	}
 	switch {
 	case at == nil:
 		l.pushFront(m)
-	case at.link.next == nil:
+	case at.next == 0:
 		l.pushBack(m)
 	default:
-		l.insertBefore(m, at.link.next)
+		l.insertBefore(m, l.next(at))
 	}
 }
 
@@ -82,14 +82,14 @@ func insertSorted(l *readyList, m *message, fromFront bool) {
 // list. A receive takes messages below the list's front, and a queue loads
 // them in sequence order, so either end is near.
 func insertHeld(l *readyList, m *message) {
-	insertSorted(l, m, l.tail != nil && m.seq < l.tail.seq)
+	insertSorted(l, m, l.tail != 0 && m.seq < l.tail)
 }
 
 // groupLocked returns the group called id, creating it.
 func (q *Queue) groupLocked(id string) *group {
 	g := q.groups[id]
 	if g == nil {
-		g = &group{id: id}
+		g = &group{id: id, ready: newReadyList(&q.msgs), held: newReadyList(&q.msgs)}
 		q.groups[id] = g
 	}
 	return g
@@ -202,8 +202,8 @@ func (q *Queue) nextReadyLocked(cur *groupCursor, now int64) *message {
 	// With only noisy tenants near, the one with the fewest in flight goes
 	// first ("How Amazon SQS fair queues work").
 	best := first
-	m := first.link.next
-	for i := 0; m != nil && i < fairScanLimit; i, m = i+1, m.link.next {
+	m := q.ready.next(first)
+	for i := 0; m != nil && i < fairScanLimit; i, m = i+1, q.ready.next(m) {
 		if !q.noisyLocked(m.group, now) {
 			return m
 		}

@@ -4,12 +4,9 @@ import "container/heap"
 
 // The index structures a queue keeps over its messages and groups. They are
 // built so that the cost of an operation does not grow with the queue's
-// depth: readyList is an intrusive list (list.go), deadlineHeap removes
+// depth: readyList is an intrusive list (readylist.go), deadlineHeap removes
 // lazily, so acknowledging a message never walks a heap, and groupHeap
 // keeps each group's place, so a group moves in O(log n).
-
-// readyList holds visible messages in delivery order.
-type readyList = list[message, *message]
 
 // deadlineEntry says that m may be due at the instant at. An entry goes
 // stale when the message's deadline changes or the message goes; the heap's

@@ -69,7 +69,7 @@ func (q *Queue) Inspect(opts InspectOptions) ([]MessageState, error) {
 func (q *Queue) visibleLocked(limit int) []*message {
 	var picked []*message
 	add := func(l *readyList) {
-		for m := l.front(); m != nil && len(picked) < limit; m = m.link.next {
+		for m := l.front(); m != nil && len(picked) < limit; m = l.next(m) {
 			picked = append(picked, m)
 		}
 	}
@@ -81,7 +81,7 @@ func (q *Queue) visibleLocked(limit int) []*message {
 	// first message in flight.
 	q.available.ordered(func(g *group) bool {
 		held := g.held.front()
-		for m := g.ready.front(); m != nil && (held == nil || m.seq < held.seq) && len(picked) < limit; m = m.link.next {
+		for m := g.ready.front(); m != nil && (held == nil || m.seq < held.seq) && len(picked) < limit; m = g.ready.next(m) {
 			picked = append(picked, m)
 		}
 		return len(picked) < limit
@@ -93,7 +93,7 @@ func (q *Queue) visibleLocked(limit int) []*message {
 		if held == nil {
 			continue
 		}
-		for m := g.ready.front(); m != nil; m = m.link.next {
+		for m := g.ready.front(); m != nil; m = g.ready.next(m) {
 			if m.seq > held.seq {
 				blocked = append(blocked, m)
 			}

@@ -31,27 +31,6 @@ func (l *list[T, P]) pushBack(x P) {
 	l.n++
 }
 
-func (l *list[T, P]) pushFront(x P) {
-	if l.head == nil {
-		l.pushBack(x)
-		return
-	}
-	l.insertBefore(x, l.head)
-}
-
-// insertBefore puts x just before at, which is in l.
-func (l *list[T, P]) insertBefore(x P, at P) {
-	lk, atk := x.links(), at.links()
-	lk.prev, lk.next = atk.prev, at
-	if atk.prev != nil {
-		P(atk.prev).links().next = x
-	} else {
-		l.head = x
-	}
-	atk.prev = x
-	l.n++
-}
-
 func (l *list[T, P]) remove(x P) {
 	lk := x.links()
 	if lk.prev != nil {

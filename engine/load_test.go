@@ -18,7 +18,7 @@ func indexOf(q *Queue) map[uint64]message {
 	out := map[uint64]message{}
 	for _, m := range q.msgs.ordered() {
 		c := *m
-		c.link, c.group = link[message]{}, nil
+		c.prev, c.next, c.group = 0, 0, nil
 		c.setRecord(messagePart(m)) // with no state, which the record holds in a file store
 		out[m.seq] = c
 	}

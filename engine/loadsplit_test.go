@@ -25,7 +25,7 @@ func readyOrder(q *Queue) map[string][]uint64 {
 	defer q.mu.Unlock()
 	order := map[string][]uint64{}
 	walk := func(name string, l *readyList) {
-		for m := l.front(); m != nil; m = m.link.next {
+		for m := l.front(); m != nil; m = l.next(m) {
 			order[name] = append(order[name], m.seq)
 		}
 	}

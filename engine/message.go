@@ -105,8 +105,8 @@ const (
 )
 
 // message is the in-memory index entry of a stored message, one per
-// message: keep it small, at 80 bytes, a size class of its own (see
-// TestMessageSize). Its body and attributes are in its record, the encoded
+// message, held in a slot of its queue's index (seqIndex): keep it small,
+// at 80 bytes (see TestMessageSize). Its body and attributes are in its record, the encoded
 // immutable record (appendMessage's form), read on delivery; a file store
 // holds the same string, not a copy. What receives leave is in recv, which
 // a message never received, most of a deep queue, has not.
@@ -125,12 +125,10 @@ type message struct {
 	expireAt  int64
 	// recv is nil until m's first receive, unless m came with a receive
 	// count: dead-lettered, or from a state fixture or a stored record.
-	recv  *receipt
-	group *group        // its message group, if it has one
-	link  link[message] // place in the queue's or its group's ready list
+	recv       *receipt
+	group      *group // its message group, if it has one
+	prev, next uint64 // neighbours in the queue's or its group's readyList
 }
-
-func (m *message) links() *link[message] { return &m.link }
 
 // record returns m's record.
 func (m *message) record() string { return unsafe.String(m.recData, m.recLen) }

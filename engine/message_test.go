@@ -8,8 +8,9 @@ import (
 )
 
 // A message's index entry is what a deep queue holds one of per message:
-// at 80 bytes, a size class of its own, it takes 32 bytes less than at the
-// 112 it took with its receives' fields in it, 30 MB a million messages.
+// at 80 bytes, 64 of them fill a page of the index in 5 KiB, 32 bytes a
+// message less than at the 112 it took with its receives' fields in it,
+// 30 MB a million messages.
 func TestMessageSize(t *testing.T) {
 	if size := unsafe.Sizeof(message{}); size > 80 {
 		t.Errorf("message takes %d bytes, more than 80", size)

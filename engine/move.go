@@ -94,8 +94,7 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 		return 0, err
 	}
 	for _, m := range adopted {
-		q.insertLocked(m)
-		q.countEnqueuedLocked(m)
+		q.countEnqueuedLocked(q.insertLocked(m))
 	}
 	src.deleteStored(moved)
 	return len(adopted), nil
@@ -109,15 +108,18 @@ func (q *Queue) giveBack(msgs []*message) {
 	if q.deleted {
 		return
 	}
-	for _, m := range msgs {
-		if !m.gone || q.msgs.get(m.seq) != nil {
+	for _, old := range msgs {
+		if !old.gone || q.msgs.get(old.seq) != nil {
 			continue
 		}
+		// A copy goes back: old stays gone for the heap entries that
+		// still point to it, unless the index puts the copy in its place.
+		m := *old
 		m.gone = false
 		if m.group != nil {
 			m.group = q.groupLocked(m.group.id) // the group may have been forgotten
 		}
 		q.stats.removed--
-		q.insertLocked(m)
+		q.insertLocked(&m)
 	}
 }

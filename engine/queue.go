@@ -97,6 +97,7 @@ func newQueue(e *Engine, rec *queueRecord) *Queue {
 		fifo:      rec.Attributes.FifoQueue,
 	}
 	q.settled.L = &q.mu
+	q.ready = newReadyList(&q.msgs)
 	if rec.LastPurge == 0 {
 		q.lastPurge = time.Time{}
 	}
@@ -321,12 +322,13 @@ func (q *Queue) clearLocked() {
 	q.changedLocked()
 }
 
-// insertLocked indexes a new m by its state.
-func (q *Queue) insertLocked(m *message) {
+// insertLocked indexes a copy of a new message, new by its state, and
+// returns it: the message from then on.
+func (q *Queue) insertLocked(new *message) *message {
 	// A message expiring before the latest inOrder one starts their run
 	// again if none is left.
-	m.inOrder = m.seq > q.orderSeq && m.seq < math.MaxUint64 && (m.expireAt >= q.orderAt || q.firstInOrderLocked() == nil)
-	q.msgs.put(m)
+	new.inOrder = new.seq > q.orderSeq && new.seq < math.MaxUint64 && (new.expireAt >= q.orderAt || q.firstInOrderLocked() == nil)
+	m := q.msgs.put(new)
 	q.stats.storedBytes += int64(len(m.record()))
 	if m.group != nil {
 		m.group.members++
@@ -345,6 +347,7 @@ func (q *Queue) insertLocked(m *message) {
 	}
 	q.e.dueAt(m.expireAt)
 	q.setStateLocked(m, m.state, false)
+	return m
 }
 
 // setStateLocked puts m, which is in no state, into state s: a ready message
@@ -471,7 +474,7 @@ func (q *Queue) firstInOrderLocked() *message {
 	for q.orderNext <= q.orderSeq {
 		k := q.orderNext >> seqPageBits
 		if p := q.msgs.page(k); p != nil {
-			if m := p.slots[q.orderNext&(seqPageSize-1)]; m != nil && m.inOrder {
+			if m := p.at(q.orderNext & (seqPageSize - 1)); m != nil && m.inOrder {
 				return m
 			}
 			if (q.orderNext+1)>>seqPageBits == k {
@@ -671,7 +674,7 @@ func seqRangeTx(tx recordTx, keyspace string) (first, last uint64, err error) {
 // loadedEntry is a message's index entry as decoded from its record, with
 // its group id.
 type loadedEntry struct {
-	m     *message
+	m     message
 	group string
 }
 
@@ -685,6 +688,10 @@ func (q *Queue) decodeMessages(tx recordTx, from, to uint64, states []storedStat
 		if to != 0 && seq >= to {
 			return false
 		}
+		if seq == 0 { // never a message's: a readyList's end
+			q.e.log.Error("skipping a message record numbered 0", "key", messageKey(q.keyspace, seq))
+			return true
+		}
 		for ; next < len(states) && states[next].seq < seq; next++ {
 			q.e.log.Warn("state without message record", "key", stateKey(q.keyspace, states[next].seq))
 		}
@@ -693,7 +700,8 @@ func (q *Queue) decodeMessages(tx recordTx, from, to uint64, states []storedStat
 			state = states[next].v
 			next++
 		}
-		m := &message{seq: seq}
+		e := loadedEntry{m: message{seq: seq}}
+		m := &e.m
 		m.setRecord(v) // the string the store holds
 		group, has, current, err := decodeIndex(v, m)
 		switch {
@@ -711,7 +719,8 @@ func (q *Queue) decodeMessages(tx recordTx, from, to uint64, states []storedStat
 			q.e.log.Warn("message record without state", "key", messageKey(q.keyspace, seq))
 			return true
 		}
-		fn(loadedEntry{m, group})
+		e.group = group
+		fn(e)
 		return true
 	})
 	for _, st := range states[next:] {
@@ -723,7 +732,7 @@ func (q *Queue) decodeMessages(tx recordTx, from, to uint64, states []storedStat
 // loadEntryLocked indexes a loaded message, which is due now if its
 // visibility timeout or delay ran out while the store was closed.
 func (q *Queue) loadEntryLocked(e loadedEntry, now int64) {
-	m := e.m
+	m := &e.m
 	if e.group != "" {
 		m.group = q.groupLocked(e.group)
 	}

@@ -114,7 +114,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 			p.m.state = stateDelayed
 			p.m.visibleAt = now.UnixNano() + int64(delay)*1e9
 		}
-		q.e.store.encodeMessage(p.m, &p.rec, &p.raw, &q.scratch)
+		q.e.store.encodeMessage(&p.m, &p.rec, &p.raw, &q.scratch)
 		if n := len(stored); n != k {
 			batch[n] = *p // past a repeat
 		}
@@ -123,7 +123,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	batch = stored
 	err := q.e.store.update(func(tx recordTx) error {
 		for k := range batch {
-			if err := q.e.store.putMessageTx(tx, q.keyspace, batch[k].m); err != nil {
+			if err := q.e.store.putMessageTx(tx, q.keyspace, &batch[k].m); err != nil {
 				return err
 			}
 		}
@@ -144,8 +144,7 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	}
 	for k := range batch {
 		p := &batch[k]
-		q.insertLocked(p.m)
-		q.countEnqueuedLocked(p.m)
+		q.countEnqueuedLocked(q.insertLocked(&p.m))
 		results[p.i] = SendResult{MessageID: p.rec.ID, MD5OfBody: p.rec.MD5OfBody, SequenceNumber: p.rec.SequenceNumber}
 	}
 	return results
@@ -157,7 +156,7 @@ type pending struct {
 	rec Message
 	raw rawFields // rec's, whose id rec does not have yet
 	md5 [16]byte  // of rec's body, which rec does not have yet as text
-	m   *message
+	m   message   // its index entry, which the index copies
 }
 
 // prepare validates one message against the queue's settings and, unless
@@ -237,7 +236,7 @@ func (q *Queue) prepare(in *NewMessage, a *QueueAttributes, checked *[]MessageAt
 		GroupID:          in.GroupID,
 		DeduplicationID:  dedupID,
 	}
-	p.m = &message{}
+	p.m = message{}
 	return nil
 }
 

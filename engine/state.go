@@ -364,8 +364,8 @@ func (e *Engine) buildQueue(qs *QueueState, now time.Time, settings func(Namespa
 		last = max(last, msgs[len(msgs)-1].seq)
 	}
 	q.seq.Store(last)
-	for _, m := range msgs {
-		q.insertLocked(m)
+	for i, m := range msgs {
+		msgs[i] = q.insertLocked(m)
 	}
 	return q, msgs, nil
 }
