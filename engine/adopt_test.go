@@ -33,10 +33,10 @@ func TestAdoptIntoDeletedQueueKeepsMessages(t *testing.T) {
 				src.mu.Unlock()
 				t.Fatal("no message to move")
 			}
-			src.removeLocked(m)
+			was := src.removeLocked(m)
 			src.mu.Unlock()
 			wantCode(t, e.DeleteQueue(dlq), "")
-			if n, err := dlq.adopt(src, []*message{m}, how); n != 0 || CodeOf(err) != ErrQueueDoesNotExist {
+			if n, err := dlq.adopt(src, []message{was}, how); n != 0 || CodeOf(err) != ErrQueueDoesNotExist {
 				t.Errorf("a deleted queue adopted %d messages (%v)", n, err)
 			}
 

@@ -299,6 +299,14 @@ func (e *Engine) load() error {
 				return fmt.Errorf("number queue %s: %w", rec.Name, err)
 			}
 		}
+		if _, err := newMessageIDs(rec.IDKey); err != nil {
+			if len(rec.IDKey) != 0 {
+				e.log.Warn("queue record with a bad message-id key; it gets a new one", "queue", rec.Name, "err", err)
+			}
+			if err := e.keyQueue(rec); err != nil {
+				return fmt.Errorf("key queue %s: %w", rec.Name, err)
+			}
+		}
 		if err := e.store.migrateKeys(rec.ID, keyspaceOf(rec.Num)); err != nil {
 			return fmt.Errorf("move the messages of queue %s to its keyspace: %w", rec.Name, err)
 		}
@@ -323,6 +331,22 @@ func (e *Engine) numberQueue(rec *queueRecord) error {
 		return err
 	}
 	e.lastNum = rec.Num
+	return nil
+}
+
+// keyQueue gives a queue stored before message-id keys one, and stores it.
+// Its messages then all hold their ids.
+func (e *Engine) keyQueue(rec *queueRecord) error {
+	key, err := newIDKey(e.opts.Random)
+	if err != nil {
+		return err
+	}
+	keyed := *rec
+	keyed.IDKey = key
+	if err := e.store.putQueue(&keyed); err != nil {
+		return err
+	}
+	rec.IDKey = key
 	return nil
 }
 
@@ -495,8 +519,12 @@ func (e *Engine) CreateQueueIn(ns Namespace, name string, attrs AttributeUpdate,
 	if err != nil {
 		return nil, err
 	}
+	key, err := newIDKey(e.opts.Random)
+	if err != nil {
+		return nil, err
+	}
 	now := e.clock.Now().UnixNano()
-	rec := &queueRecord{ID: id, Name: name, Account: ns.Account, Region: ns.Region, Num: e.lastNum + 1, Created: now, Modified: now, Attributes: a, Tags: maps.Clone(tags)}
+	rec := &queueRecord{ID: id, Name: name, Account: ns.Account, Region: ns.Region, Num: e.lastNum + 1, Created: now, Modified: now, Attributes: a, Tags: maps.Clone(tags), IDKey: key}
 	if err := e.store.createQueue(rec); err != nil {
 		return nil, err
 	}

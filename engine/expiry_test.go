@@ -26,7 +26,7 @@ func storedBodiesNow(t *testing.T, e *Engine, q *Queue) []string {
 	q.mu.Unlock()
 	var bodies []string
 	for _, m := range ms {
-		rec, err := decodeMessage(m)
+		rec, err := decodeMessage(m, q.ids)
 		if err != nil {
 			t.Fatal(err)
 		}

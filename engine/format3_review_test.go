@@ -91,7 +91,7 @@ func toFormat2(t *testing.T, e *Engine, all bool) {
 	for _, q := range e.AllQueues() {
 		q.mu.Lock()
 		for _, m := range q.msgs.ordered() {
-			rec, err := decodeMessage(m)
+			rec, err := decodeMessage(m, q.ids)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -455,7 +455,7 @@ func checkRecordForms(t *testing.T, rec *Message, state message) {
 	for _, durable := range []bool{true, false} {
 		m := state
 		m.setRecord(string(appendRecordState(appendMessage(nil, rec), &m, durable)))
-		back, err := decodeMessage(&m)
+		back, err := decodeMessage(&m, messageIDs{})
 		if err != nil || !reflect.DeepEqual(back, *rec) {
 			t.Fatalf("durable %v: read back as\n %+v, %v\nwant %+v", durable, back, err, *rec)
 		}
@@ -470,7 +470,7 @@ func checkRecordForms(t *testing.T, rec *Message, state message) {
 				t.Fatalf("state read back as\n %+v, %+v\nwant %+v, %+v", got, got.receipt(), m, m.receipt())
 			}
 		}
-		if !recordHasID(m.record(), rec.ID) || recordHasID(m.record(), rec.ID+"0") {
+		if !recordHasID(&m, messageIDs{}, rec.ID) || recordHasID(&m, messageIDs{}, rec.ID+"0") {
 			t.Fatalf("recordHasID does not tell %q", rec.ID)
 		}
 		// A receive renders a batch of such records into one text.
@@ -479,7 +479,7 @@ func checkRecordForms(t *testing.T, rec *Message, state message) {
 		var raws [3]rawText
 		var text []byte
 		for i := range out {
-			if err := decodeMessageIn(&m, &out[i], &raws[i], &room, 3); err != nil {
+			if err := decodeMessageIn(&m, messageIDs{}, &out[i], &raws[i], &room, 3); err != nil {
 				t.Fatal(err)
 			}
 			var prev *rawText
@@ -497,10 +497,10 @@ func checkRecordForms(t *testing.T, rec *Message, state message) {
 	}
 	v1 := new(message)
 	v1.setRecord(string(appendMessageV1(nil, rec)))
-	if back, err := decodeMessage(v1); err != nil || !reflect.DeepEqual(back, *rec) {
+	if back, err := decodeMessage(v1, messageIDs{}); err != nil || !reflect.DeepEqual(back, *rec) {
 		t.Fatalf("version 1: read back as\n %+v, %v\nwant %+v", back, err, *rec)
 	}
-	if !recordHasID(v1.record(), rec.ID) {
+	if !recordHasID(v1, messageIDs{}, rec.ID) {
 		t.Fatalf("recordHasID does not find %q in a version 1 record", rec.ID)
 	}
 }

@@ -56,7 +56,7 @@ func (q *Queue) Inspect(opts InspectOptions) ([]MessageState, error) {
 	}
 	out := make([]MessageState, 0, len(picked))
 	for _, m := range picked {
-		rec, err := decodeMessage(m)
+		rec, err := decodeMessage(m, q.ids)
 		if err != nil {
 			continue
 		}
@@ -161,7 +161,7 @@ func (q *Queue) DeleteMessage(id string) error {
 // the given id.
 func (q *Queue) findMessageLocked(id string) *message {
 	for _, m := range q.msgs.ordered() {
-		if recordHasID(m.record(), id) {
+		if recordHasID(m, q.ids, id) {
 			return m
 		}
 	}

@@ -19,16 +19,16 @@ func indexOf(q *Queue) map[uint64]message {
 	for _, m := range q.msgs.ordered() {
 		c := *m
 		c.prev, c.next, c.group = 0, 0, nil
-		c.setRecord(messagePart(m)) // with no state, which the record holds in a file store
+		c.setRecord(messagePart(q, m)) // with no state, which the record holds in a file store
 		out[m.seq] = c
 	}
 	return out
 }
 
-// messagePart is m's record as a store in memory holds it: the message,
-// with an empty state section.
-func messagePart(m *message) string {
-	rec, err := decodeMessage(m)
+// messagePart is m's record, a message of q, as a store in memory holds
+// it: the message, with an empty state section.
+func messagePart(q *Queue, m *message) string {
+	rec, err := decodeMessage(m, q.ids)
 	if err != nil {
 		return m.record()
 	}
@@ -128,7 +128,7 @@ func TestLoadStateRecordEach(t *testing.T) {
 	// and a state record beside it.
 	err := e.store.update(func(tx recordTx) error {
 		for seq, m := range want {
-			rec, err := decodeMessage(q.msgs.get(seq))
+			rec, err := decodeMessage(q.msgs.get(seq), q.ids)
 			if err != nil {
 				return err
 			}
@@ -165,7 +165,7 @@ func TestLoadSkipsBadRecords(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		third, err := decodeMessage(q.msgs.get(seqs[2]))
+		third, err := decodeMessage(q.msgs.get(seqs[2]), q.ids)
 		if err != nil {
 			return err
 		}
@@ -173,7 +173,7 @@ func TestLoadSkipsBadRecords(t *testing.T) {
 			stateKey(q.keyspace, seqs[0]-1): "\x01", // before every message
 			messageKey(q.keyspace, seqs[0]): first + "x",
 			// Neither a state section nor a state record.
-			messageKey(q.keyspace, seqs[1]): messagePart(q.msgs.get(seqs[1])),
+			messageKey(q.keyspace, seqs[1]): messagePart(q, q.msgs.get(seqs[1])),
 			// A record of format 2, whose state record does not read.
 			messageKey(q.keyspace, seqs[2]): string(appendMessageV1(nil, &third)),
 			stateKey(q.keyspace, seqs[2]):   "\x01",
@@ -224,7 +224,7 @@ func TestOpenMigratesFormat2(t *testing.T) {
 	err := e.store.update(func(tx recordTx) error {
 		for _, seq := range seqs {
 			m := q.msgs.get(seq)
-			rec, err := decodeMessage(m)
+			rec, err := decodeMessage(m, q.ids)
 			if err != nil {
 				return err
 			}
@@ -266,7 +266,7 @@ func TestOpenMigratesFormat2(t *testing.T) {
 		t.Fatalf("after a delete and a receive: %d message records, %d state records; want 3, 2 (the delayed and ready messages')", m, s)
 	}
 	for _, m := range q.msgs.ordered() {
-		if rec, _ := decodeMessage(m); (m.record()[0] == recordVersion) != (rec.Body != "delayed") {
+		if rec, _ := decodeMessage(m, q.ids); (m.record()[0] == recordVersion) != (rec.Body != "delayed") {
 			t.Errorf("%q has a record of version %d", rec.Body, m.record()[0])
 		}
 	}

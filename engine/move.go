@@ -32,7 +32,7 @@ const (
 // When the store cannot record the first, or q has been deleted, src gets
 // them back as they were, and the error says why. A purge or deletion of
 // src meanwhile leaves them be: they had left it already.
-func (q *Queue) adopt(src *Queue, moved []*message, how arrival) (int, error) {
+func (q *Queue) adopt(src *Queue, moved []message, how arrival) (int, error) {
 	n, err := q.adoptOnce(src, moved, how)
 	if err != nil {
 		src.giveBack(moved)
@@ -40,7 +40,7 @@ func (q *Queue) adopt(src *Queue, moved []*message, how arrival) (int, error) {
 	return n, err
 }
 
-func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error) {
+func (q *Queue) adoptOnce(src *Queue, moved []message, how arrival) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	a := q.Attributes()
@@ -51,12 +51,17 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 	}
 	var adopted []*message
 	err := q.e.store.update(func(tx recordTx) error {
-		for _, old := range moved {
-			rec, err := decodeMessageContent(old) // its record, made again, leaves the MD5 out
+		for i := range moved {
+			old := &moved[i]
+			rec, err := decodeMessageContent(old, src.ids) // its record, made again, leaves the MD5 out
 			if err != nil {
 				continue
 			}
-			m := &message{seq: q.seq.Add(1), sentAt: old.sentAt, state: stateReady}
+			seq, err := q.nextSeqLocked()
+			if err != nil {
+				return err
+			}
+			m := &message{seq: seq, sentAt: old.sentAt, state: stateReady}
 			switch how {
 			case deadLettered:
 				rec.DeadLetterSourceArn = src.arn
@@ -96,25 +101,26 @@ func (q *Queue) adoptOnce(src *Queue, moved []*message, how arrival) (int, error
 	for _, m := range adopted {
 		q.countEnqueuedLocked(q.insertLocked(m))
 	}
-	src.deleteStored(moved)
+	left := make([]*message, len(moved))
+	for i := range moved {
+		left[i] = &moved[i]
+	}
+	src.deleteStored(left)
 	return len(adopted), nil
 }
 
 // giveBack returns to q, as they were, messages that it took out of its
 // index for a move that the store did not record.
-func (q *Queue) giveBack(msgs []*message) {
+func (q *Queue) giveBack(msgs []message) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.deleted {
 		return
 	}
-	for _, old := range msgs {
-		if !old.gone || q.msgs.get(old.seq) != nil {
+	for _, m := range msgs {
+		if q.msgs.get(m.seq) != nil {
 			continue
 		}
-		// A copy goes back: old stays gone for the heap entries that
-		// still point to it, unless the index puts the copy in its place.
-		m := *old
 		m.gone = false
 		if m.group != nil {
 			m.group = q.groupLocked(m.group.id) // the group may have been forgotten

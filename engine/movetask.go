@@ -374,7 +374,7 @@ func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, st
 	}
 	type batch struct {
 		to   *Queue
-		msgs []*message
+		msgs []message // as they were
 	}
 	var batches []*batch
 	reason := ""
@@ -389,7 +389,7 @@ func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, st
 		}
 		target := destinationArn
 		if target == "" {
-			rec, err := decodeMessageContent(m)
+			rec, err := decodeMessageContent(m, src.ids)
 			if err != nil || rec.DeadLetterSourceArn == "" {
 				reason = "The message has no source queue to return to; give a DestinationArn."
 				break
@@ -401,12 +401,12 @@ func (e *Engine) moveMessages(src *Queue, destinationArn string, n int) (int, st
 			reason = "AWS.SimpleQueueService.NonExistentQueue"
 			break
 		}
-		src.removeLocked(m)
+		was := src.removeLocked(m)
 		if len(batches) == 0 || batches[len(batches)-1].to != to {
 			batches = append(batches, &batch{to: to})
 		}
 		b := batches[len(batches)-1]
-		b.msgs = append(b.msgs, m)
+		b.msgs = append(b.msgs, was)
 	}
 	src.mu.Unlock()
 	moved := 0

@@ -359,16 +359,27 @@ func TestPersistNumbersOldQueues(t *testing.T) {
 			t.Errorf("%s: %d records in its keyspace, want 4", q.name, n)
 		}
 	}
-	recvOne(t, a, ReceiveOptions{VisibilityTimeout: ptr(3600)}, "a-1")
+	// Their messages keep the ids they hold, and new ones get their
+	// queue's, which the load gave it a key for.
+	if d := recvOne(t, a, ReceiveOptions{VisibilityTimeout: ptr(3600)}, "a-1"); d.ID != "a1" {
+		t.Errorf("a-1 received with the id %q, want a1", d.ID)
+	}
+	newID := sendBodies(t, b, "b-3")[0].MessageID
 	c := mustCreate(t, e, "c", AttributeUpdate{}, nil)
 	sendBodies(t, c, "c-1")
 
 	e = reopen(t, e, path, clk)
 	clk.Advance(time.Minute)
-	for name, want := range map[string][]string{"a": {"a-2"}, "b": {"b-1", "b-2"}, "c": {"c-1"}} {
+	for name, want := range map[string][]string{"a": {"a-2"}, "b": {"b-1", "b-3", "b-2"}, "c": {"c-1"}} {
 		q := mustQueue(t, e, name)
-		if got := bodies(recvNow(t, q, ReceiveOptions{MaxMessages: 10})); !slices.Equal(got, want) {
-			t.Errorf("%s after two restarts: %q, want %q", name, got, want)
+		got := recvNow(t, q, ReceiveOptions{MaxMessages: 10})
+		if !slices.Equal(bodies(got), want) {
+			t.Errorf("%s after two restarts: %q, want %q", name, bodies(got), want)
+		}
+		for _, d := range got {
+			if d.Body == "b-3" && d.ID != newID {
+				t.Errorf("b-3 sent with the id %s, received after a restart with %s", newID, d.ID)
+			}
 		}
 	}
 }

@@ -30,6 +30,8 @@ type Queue struct {
 	attrs    atomic.Pointer[QueueAttributes]
 	seq      atomic.Uint64 // last sequence number handed out
 	seqSaved atomic.Uint64 // at most the counter the store holds under seqKey
+	idKey    []byte        // makes ids, and the ids of the records that hold none
+	ids      messageIDs
 
 	mu        sync.Mutex // guards every field below
 	modified  time.Time
@@ -78,8 +80,15 @@ type Queue struct {
 	changed   chan struct{} // closed and replaced when any message changes state
 }
 
+// newQueue makes the queue of rec, whose IDKey its maker checked.
 func newQueue(e *Engine, rec *queueRecord) *Queue {
+	ids, err := newMessageIDs(rec.IDKey)
+	if err != nil {
+		panic("engine: queue " + rec.Name + ": " + err.Error())
+	}
 	q := &Queue{
+		idKey:     rec.IDKey,
+		ids:       ids,
 		e:         e,
 		id:        rec.ID,
 		num:       rec.Num,
@@ -156,7 +165,7 @@ func (q *Queue) saveLocked() error {
 func (q *Queue) record() *queueRecord {
 	rec := &queueRecord{
 		ID: q.id, Name: q.name, Account: q.ns.Account, Region: q.ns.Region, Num: q.num, Created: q.created.UnixNano(), Modified: q.modified.UnixNano(),
-		Attributes: q.Attributes(), Tags: q.tags, Subscription: q.sub,
+		Attributes: q.Attributes(), Tags: q.tags, Subscription: q.sub, IDKey: q.idKey,
 	}
 	if !q.lastPurge.IsZero() {
 		rec.LastPurge = q.lastPurge.UnixNano()
@@ -438,14 +447,16 @@ func (q *Queue) setRecordLocked(m *message, rec string) {
 	m.setRecord(rec)
 }
 
-// removeLocked forgets m entirely.
-func (q *Queue) removeLocked(m *message) {
+// removeLocked forgets m entirely, and returns what it was: m itself then
+// holds only its number.
+func (q *Queue) removeLocked(m *message) message {
 	q.unstateLocked(m)
 	m.gone = true
+	was := *m
 	q.msgs.remove(m.seq)
-	q.stats.storedBytes -= int64(len(m.record()))
+	q.stats.storedBytes -= int64(len(was.record()))
 	q.stats.removed++
-	if g := m.group; g != nil {
+	if g := was.group; g != nil {
 		g.members--
 		q.updateAvailabilityLocked(g)
 	}
@@ -454,6 +465,7 @@ func (q *Queue) removeLocked(m *message) {
 	// sweeper and for waits, at the cost they would have later.
 	q.trimLocked()
 	q.compactLocked()
+	return was
 }
 
 // A timers entry holds while its message waits for that very instant; an

@@ -120,7 +120,8 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *
 		q.mu.Unlock()
 		return out, nil, err
 	}
-	var picked, dead []*message
+	var picked []*message
+	var dead []message                        // dead-lettered, as they were
 	var undo [maxBatchEntriesAnyProfile]lease // picked[i]'s lease before this receive
 	var cur groupCursor
 	for len(picked) < opts.MaxMessages {
@@ -129,8 +130,7 @@ func (q *Queue) receiveOnce(opts ReceiveOptions, wait bool) (out []Delivery, w *
 			break
 		}
 		if dlq != nil && int(m.receiveCount()) >= a.RedrivePolicy.MaxReceiveCount {
-			q.removeLocked(m)
-			dead = append(dead, m)
+			dead = append(dead, q.removeLocked(m))
 			continue
 		}
 		if q.inFlight >= limit {
@@ -240,7 +240,7 @@ func (q *Queue) loadDeliveries(picked []*message) ([]Delivery, error) {
 		r := m.recv // a delivery's message has been received
 		out = append(out, Delivery{ReceiveCount: int(r.receiveCount), FirstReceivedAt: time.Unix(0, r.firstReceiveAt)})
 		raws = append(raws, rawText{})
-		if err := decodeMessageIn(m, &out[k].Message, &raws[k], &attrs, len(picked)-i); err != nil {
+		if err := decodeMessageIn(m, q.ids, &out[k].Message, &raws[k], &attrs, len(picked)-i); err != nil {
 			q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
 			missing = append(missing, m)
 			out, raws = out[:k], raws[:k]

@@ -159,14 +159,15 @@ const (
 
 // A version 2 record's second byte is flags: which fields it holds in a
 // raw form, rendered as text when read, and which of the fields most
-// messages leave empty it holds at all. A message id of uuidLen lowercase
-// hex digits and dashes takes 16 bytes; a sender of 12 decimal digits, an
+// messages leave empty it holds at all. A message id that its queue made
+// (messageIDs) is empty text; another of uuidLen lowercase hex digits and
+// dashes takes 16 bytes; a sender of 12 decimal digits, an
 // account, takes its value. A message's body MD5 is always its body's, so
 // a record holds it as empty text and a read computes it (bodyMD5): 15
 // bytes a message less to keep than its raw form, for about 3k
 // instructions a delivery of 200 bytes; records written before held it
 // raw, with rawMD5, or as text. A 200-byte body's record, with an attribute, from
-// the default account, then fits Go's 240-byte size class.
+// the default account, then fits Go's 224-byte size class.
 const (
 	rawID = 1 << iota
 	rawMD5
@@ -187,11 +188,13 @@ const (
 )
 
 // rawFields are a message's id and sender in the raw form a version 2
-// record holds them, where hasID and numericSender say they are.
+// record holds them, where hasID and numericSender say they are; or, with
+// seqID, an id that its queue's messageIDs make, which the record holds as
+// empty text.
 type rawFields struct {
-	id                   [16]byte
-	sender               uint64
-	hasID, numericSender bool
+	id                          [16]byte
+	sender                      uint64
+	hasID, numericSender, seqID bool
 }
 
 // parseRaw reads the raw form of m's fields.
@@ -223,10 +226,13 @@ func appendMessageRaw(dst []byte, m *Message, raw *rawFields) []byte {
 	w := recordWriter{b: append(dst, recordVersion, 0)}
 	at := len(w.b) - 1 // where the flags go
 	var flags byte
-	if raw.hasID {
+	switch {
+	case raw.seqID:
+		w.string("")
+	case raw.hasID:
 		flags |= rawID
 		w.b = append(w.b, raw.id[:]...)
-	} else {
+	default:
 		w.string(m.ID)
 	}
 	w.string("") // the MD5, which a read computes
@@ -455,12 +461,14 @@ func messageEnd(s string) (int, bool) {
 }
 
 // rawText is what a version 2 record holds of a message in a raw form,
-// which a delivery renders as text: the raw id, "" when the record holds
-// it as text; the body's MD5, read raw from a record written before
+// which a delivery renders as text: the raw id, read from the record or
+// made by its queue's messageIDs (hasID), unless the record holds it as
+// text; the body's MD5, read raw from a record written before
 // (hasMD5), or computed from the body, md5Of, when the record leaves it
 // out (deriveMD5); and the sender's number.
 type rawText struct {
-	id            string
+	id            [16]byte
+	hasID         bool
 	md5           [16]byte
 	hasMD5        bool
 	md5Of         string
@@ -474,9 +482,9 @@ type rawText struct {
 // rendered to the same text, shares is not rendered again: the messages
 // of a batch most often have one.
 func (t *rawText) appendTo(text []byte, prev *rawText) []byte {
-	if t.id != "" {
+	if t.hasID {
 		t.spans[0][0] = len(text)
-		text = appendUUID(text, t.id)
+		text = appendUUID(text, t.id[:])
 		t.spans[0][1] = len(text)
 	}
 	if t.deriveMD5 {
@@ -513,21 +521,25 @@ func (t *rawText) fill(rec *Message, whole string) {
 	}
 }
 
-// decodeMessage reads m's record.
-func decodeMessage(m *message) (Message, error) { return decodeMessageMD5(m, true) }
+// decodeMessage reads m's record, a message of the queue whose ids are ids.
+func decodeMessage(m *message, ids messageIDs) (Message, error) {
+	return decodeMessageMD5(m, ids, true)
+}
 
 // decodeMessageContent reads m's record but for the MD5 of its body, for
 // a reader that looks at the message rather than deliver it: MD5OfBody is
 // "" unless the record, written before records left it out, holds it.
-func decodeMessageContent(m *message) (Message, error) { return decodeMessageMD5(m, false) }
+func decodeMessageContent(m *message, ids messageIDs) (Message, error) {
+	return decodeMessageMD5(m, ids, false)
+}
 
 // decodeMessageMD5 is decodeMessage, or with withMD5 false
 // decodeMessageContent.
-func decodeMessageMD5(m *message, withMD5 bool) (Message, error) {
+func decodeMessageMD5(m *message, ids messageIDs, withMD5 bool) (Message, error) {
 	var room []MessageAttribute
 	var rec Message
 	var raw rawText
-	err := decodeMessageIn(m, &rec, &raw, &room, 1)
+	err := decodeMessageIn(m, ids, &rec, &raw, &room, 1)
 	raw.deriveMD5 = raw.deriveMD5 && withMD5
 	raw.fill(&rec, string(raw.appendTo(nil, nil)))
 	return rec, err
@@ -538,7 +550,7 @@ func decodeMessageMD5(m *message, withMD5 bool) (Message, error) {
 // of one receive share one allocation for them; the fields the record
 // holds raw go to raw, for the caller to render, so that a receive renders
 // them all to one text.
-func decodeMessageIn(m *message, rec *Message, raw *rawText, room *[]MessageAttribute, batch int) error {
+func decodeMessageIn(m *message, ids messageIDs, rec *Message, raw *rawText, room *[]MessageAttribute, batch int) error {
 	r := recordReader{s: m.record()}
 	version := r.uint()
 	if version == recordVersionSeparate {
@@ -550,10 +562,13 @@ func decodeMessageIn(m *message, rec *Message, raw *rawText, room *[]MessageAttr
 	}
 	flags := r.s[0]
 	r.s = r.s[1:]
-	if flags&rawID != 0 {
-		raw.id = r.raw(16)
-	} else {
-		rec.ID = r.string()
+	switch {
+	case flags&rawID != 0:
+		raw.hasID = copy(raw.id[:], r.raw(16)) == len(raw.id)
+	default:
+		if rec.ID = r.string(); rec.ID == "" && r.err == nil && ids.block != nil {
+			raw.id, raw.hasID = ids.of(m.seq), true
+		}
 	}
 	if flags&rawMD5 != 0 {
 		raw.hasMD5 = copy(raw.md5[:], r.raw(16)) == len(raw.md5)
@@ -629,9 +644,10 @@ func skipAttributes(r *recordReader, version uint64) {
 	}
 }
 
-// recordHasID reports whether the record s is of the message id.
-func recordHasID(s, id string) bool {
-	r := recordReader{s: s}
+// recordHasID reports whether m, a message of the queue whose ids are ids,
+// has the id id.
+func recordHasID(m *message, ids messageIDs, id string) bool {
+	r := recordReader{s: m.record()}
 	switch r.uint() {
 	case recordVersionSeparate:
 		return r.string() == id
@@ -641,11 +657,17 @@ func recordHasID(s, id string) bool {
 		}
 		flags := r.s[0]
 		r.s = r.s[1:]
-		if flags&rawID == 0 {
-			return r.string() == id
-		}
 		var raw [16]byte
-		return parseUUID(&raw, id) && r.raw(16) == string(raw[:])
+		switch {
+		case flags&rawID != 0:
+			return parseUUID(&raw, id) && r.raw(16) == string(raw[:])
+		case ids.block != nil:
+			if text := r.string(); text != "" || r.err != nil {
+				return text == id
+			}
+			return parseUUID(&raw, id) && raw == ids.of(m.seq)
+		}
+		return r.string() == id
 	}
 	return false
 }

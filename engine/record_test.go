@@ -46,7 +46,7 @@ func TestRecordState(t *testing.T) {
 			}
 			want := rec
 			want.SentAt = time.Unix(0, m.sentAt)
-			if back, err := decodeMessage(&got); err != nil || !reflect.DeepEqual(back, want) {
+			if back, err := decodeMessage(&got, messageIDs{}); err != nil || !reflect.DeepEqual(back, want) {
 				t.Errorf("message read back as\n %+v, %v\nwant %+v", back, err, want)
 			}
 			end, ok := messageEnd(m.record())
@@ -94,26 +94,32 @@ func TestRecordMessageForms(t *testing.T) {
 			m.setRecord(string(appendRecordState(appendMessage(nil, &rec), m, false)))
 			want := rec
 			want.MD5OfBody = hexMD5(rec.Body)
-			if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, want) {
+			if back, err := decodeMessage(m, messageIDs{}); err != nil || !reflect.DeepEqual(back, want) {
 				t.Errorf("read back as\n %+v, %v\nwant %+v", back, err, want)
 			}
 			if group, _, _, err := decodeIndex(m.record(), &message{}); err != nil || group != rec.GroupID {
 				t.Errorf("decodeIndex: group %q, %v", group, err)
 			}
-			if !recordHasID(m.record(), rec.ID) || recordHasID(m.record(), rec.ID+"0") || recordHasID(m.record(), "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c11") {
+			if !recordHasID(m, messageIDs{}, rec.ID) || recordHasID(m, messageIDs{}, rec.ID+"0") || recordHasID(m, messageIDs{}, "5f0c3a4e-8d0b-4c47-9a61-3b1f2d7e9c11") {
 				t.Errorf("recordHasID does not tell %q from others", rec.ID)
 			}
 		})
 	}
 }
 
-// heldMD5 is the record rec, of a message whose id is raw, as a record
-// written before records left the MD5 out holds md5: raw, or as text.
+// heldMD5 is the record rec, of a message whose id is its queue's
+// (messageIDs) or raw, as a record written before records left the MD5 out
+// holds md5: raw, or as text.
 func heldMD5(t *testing.T, rec string, md5 string, raw bool) string {
 	t.Helper()
-	const at = 2 + 16 // past the version, the flags and the raw id: the MD5's empty text
-	if len(rec) <= at || rec[1]&rawID == 0 || rec[1]&rawMD5 != 0 || rec[at] != 0 {
-		t.Fatalf("record %x holds an MD5, or no raw id", rec)
+	at := 2 + 1 // past the version, the flags and the id's empty text: the MD5's empty text
+	if len(rec) > 2 && rec[1]&rawID != 0 {
+		at = 2 + 16 // past a raw id
+	} else if len(rec) <= 2 || rec[2] != 0 {
+		t.Fatalf("record %x holds its id as text", rec)
+	}
+	if len(rec) <= at || rec[1]&rawMD5 != 0 || rec[at] != 0 {
+		t.Fatalf("record %x holds an MD5", rec)
 	}
 	b := []byte(rec)
 	held := append([]byte{byte(len(md5))}, md5...)
@@ -150,7 +156,7 @@ func TestRecordMD5WrittenBefore(t *testing.T) {
 		m.setRecord(string(appendRecordState([]byte(c.rec), m, false)))
 		want := rec
 		want.MD5OfBody, want.SentAt = c.md5, time.Unix(0, m.sentAt)
-		if back, err := decodeMessage(m); err != nil || !reflect.DeepEqual(back, want) {
+		if back, err := decodeMessage(m, messageIDs{}); err != nil || !reflect.DeepEqual(back, want) {
 			t.Errorf("%s: read back as\n %+v, %v\nwant %+v", name, back, err, want)
 		}
 		if group, _, _, err := decodeIndex(m.record(), &message{}); err != nil || group != rec.GroupID {
@@ -159,7 +165,7 @@ func TestRecordMD5WrittenBefore(t *testing.T) {
 		for n := range len(m.record()) {
 			cut := &message{}
 			cut.setRecord(m.record()[:n])
-			decodeMessage(cut) // must not panic
+			decodeMessage(cut, messageIDs{}) // must not panic
 			if _, _, _, err := decodeIndex(cut.record(), &message{}); err == nil {
 				t.Errorf("%s: decodeIndex of the record cut to %d bytes succeeded", name, n)
 			}
@@ -197,7 +203,7 @@ func TestReceiveRendersMD5OfEachForm(t *testing.T) {
 		}
 		q.mu.Lock()
 		for _, m := range q.msgs.ordered() {
-			rec, err := decodeMessage(m)
+			rec, err := decodeMessage(m, q.ids)
 			h, ok := held[rec.Body]
 			if err != nil || !ok {
 				continue

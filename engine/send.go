@@ -1,7 +1,5 @@
 package engine
 
-import "crypto/md5"
-
 // Send stores messages, each checked on its own: a bad message gets its
 // error in its result and does not fail the others. The results are in the
 // order of msgs.
@@ -25,38 +23,23 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	if len(batch) == 0 {
 		return results
 	}
-	// The batch's ids come of one read of randomness; their text and the
-	// MD5s', rendered from the raw ones the records hold, share one
-	// string. Most senders are the account, whose number is read once.
-	var idRoom [maxBatchEntriesAnyProfile * 16]byte
-	var textRoom [maxBatchEntriesAnyProfile * idTextLen]byte
-	raw, ids := idRoom[:], textRoom[:0]
-	if len(batch) > maxBatchEntriesAnyProfile {
-		raw, ids = make([]byte, len(batch)*16), make([]byte, 0, len(batch)*idTextLen)
-	}
-	raw = raw[:len(batch)*16]
-	if err := q.e.putRawIDs(raw); err != nil {
-		for k := range batch {
-			results[batch[k].i].Err = ErrInternalFailure("message id: " + err.Error())
-		}
-		return results
-	}
+	// The MD5s' text, rendered from the raw ones, shares one string. Most
+	// senders are the account, whose number is read once.
+	var textRoom [maxBatchEntriesAnyProfile * md5TextLen]byte
+	md5s := textRoom[:0]
 	account, numeric := parseDigits(q.ns.Account)
 	for k := range batch {
 		p := &batch[k]
-		p.raw.id, p.raw.hasID = [16]byte(raw[16*k:]), true
 		if p.rec.SenderID == q.ns.Account {
 			p.raw.sender, p.raw.numericSender = account, numeric
 		} else {
 			p.raw.sender, p.raw.numericSender = parseDigits(p.rec.SenderID)
 		}
-		ids = appendHex16(appendUUID(ids, p.raw.id[:]), p.md5[:])
+		md5s = appendHex16(md5s, p.md5[:])
 	}
-	text := string(ids)
+	text := string(md5s)
 	for k := range batch {
-		at := k * idTextLen
-		batch[k].rec.ID = text[at : at+uuidLen]
-		batch[k].rec.MD5OfBody = text[at+uuidLen : at+idTextLen]
+		batch[k].rec.MD5OfBody = text[k*md5TextLen : (k+1)*md5TextLen]
 	}
 
 	q.mu.Lock()
@@ -67,52 +50,57 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		}
 		return results
 	}
-	now := q.e.clock.Now()
-	q.advance(now.UnixNano())
+	now := q.e.clock.Now().UnixNano()
+	q.advance(now)
 	stored := batch[:0]
-	// Deduplication ids of this batch's messages, which enter the window
-	// only once the store holds them; a batch may repeat an id, and its
-	// repeats, answered as the first's send, fail if that does.
-	var fresh map[string]dedupEntry
-	var repeats []int // in msgs
+	// Deduplication ids of this batch's messages, by the message in stored
+	// they name, which enter the window only once the store holds them; a
+	// batch may repeat an id, and its repeats, answered as the first's
+	// send, fail if that does.
+	var fresh map[string]int
+	var repeats []repeat
 	for k := range batch {
 		p := &batch[k]
 		var key string
 		if a.FifoQueue {
 			key = dedupKey(a.DeduplicationScope, p.rec.GroupID, p.rec.DeduplicationID)
-			first, ok := q.dedup.lookup(key, now.UnixNano())
-			if !ok {
-				if first, ok = fresh[key]; ok {
-					repeats = append(repeats, p.i)
-				}
-			}
-			if ok {
+			if first, ok := q.dedup.lookup(key, now); ok {
 				// A repeat within the window is accepted and not stored.
 				results[p.i] = SendResult{MessageID: first.messageID, MD5OfBody: p.rec.MD5OfBody, SequenceNumber: first.sequenceNumber}
 				continue
 			}
+			if first, ok := fresh[key]; ok {
+				repeats = append(repeats, repeat{i: p.i, first: first, md5: p.rec.MD5OfBody})
+				continue
+			}
 		}
-		p.m.seq = q.seq.Add(1)
+		seq, err := q.nextSeqLocked()
+		if err != nil {
+			results[p.i].Err = err
+			continue
+		}
+		p.m.seq = seq
+		p.raw.id, p.raw.seqID = q.ids.of(p.m.seq), true
 		if a.FifoQueue {
 			p.rec.SequenceNumber = formatSequenceNumber(p.m.seq)
 			if fresh == nil {
-				fresh = map[string]dedupEntry{}
+				fresh = map[string]int{}
 			}
-			fresh[key] = dedupEntry{messageID: p.rec.ID, sequenceNumber: p.rec.SequenceNumber, expires: now.Add(DeduplicationWindow).UnixNano()}
+			fresh[key] = len(stored)
 		}
 		if p.rec.GroupID != "" {
 			p.m.group = q.groupLocked(p.rec.GroupID)
-			p.m.group.lastSend = now.UnixNano()
+			p.m.group.lastSend = now
 		}
-		p.m.sentAt = now.UnixNano()
-		p.m.expireAt = now.UnixNano() + int64(a.MessageRetentionPeriod)*1e9
+		p.m.sentAt = now
+		p.m.expireAt = now + int64(a.MessageRetentionPeriod)*1e9
 		delay := a.DelaySeconds
 		if d := msgs[p.i].DelaySeconds; d != nil && !a.FifoQueue {
 			delay = *d
 		}
 		if delay > 0 {
 			p.m.state = stateDelayed
-			p.m.visibleAt = now.UnixNano() + int64(delay)*1e9
+			p.m.visibleAt = now + int64(delay)*1e9
 		}
 		q.e.store.encodeMessage(&p.m, &p.rec, &p.raw, &q.scratch)
 		if n := len(stored); n != k {
@@ -121,6 +109,19 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		stored = batch[:len(stored)+1]
 	}
 	batch = stored
+	if len(batch) == 0 {
+		return results
+	}
+	// The ids' text shares one string too.
+	var idRoom [maxBatchEntriesAnyProfile * uuidLen]byte
+	ids := idRoom[:0]
+	for k := range batch {
+		ids = appendUUID(ids, batch[k].raw.id[:])
+	}
+	idText := string(ids)
+	for k := range batch {
+		batch[k].rec.ID = idText[k*uuidLen : (k+1)*uuidLen]
+	}
 	err := q.e.store.update(func(tx recordTx) error {
 		for k := range batch {
 			if err := q.e.store.putMessageTx(tx, q.keyspace, &batch[k].m); err != nil {
@@ -133,14 +134,21 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 		for k := range batch {
 			results[batch[k].i].Err = err
 		}
-		for _, i := range repeats {
-			results[i] = SendResult{Err: err}
+		for _, r := range repeats {
+			results[r.i] = SendResult{Err: err}
 		}
 		return results
 	}
-	for key, first := range fresh {
-		q.dedup.add(key, first)
-		q.e.dueAt(first.expires)
+	expires := now + DeduplicationWindow.Nanoseconds()
+	for key, k := range fresh {
+		q.dedup.add(key, dedupEntry{messageID: batch[k].rec.ID, sequenceNumber: batch[k].rec.SequenceNumber, expires: expires})
+	}
+	if len(fresh) > 0 {
+		q.e.dueAt(expires)
+	}
+	for _, r := range repeats {
+		first := &batch[r.first].rec
+		results[r.i] = SendResult{MessageID: first.ID, MD5OfBody: r.md5, SequenceNumber: first.SequenceNumber}
 	}
 	for k := range batch {
 		p := &batch[k]
@@ -150,12 +158,19 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 	return results
 }
 
+// repeat is a message of a FIFO send that repeats the deduplication id of
+// an earlier one of its batch, first in the messages stored.
+type repeat struct {
+	i, first int    // in the send's messages; in those stored
+	md5      string // of its body, as text
+}
+
 // pending is a message of a send on its way to the store.
 type pending struct {
 	i   int // in the send's messages
 	rec Message
 	raw rawFields // rec's, whose id rec does not have yet
-	md5 [16]byte  // of rec's body, which rec does not have yet as text
+	md5 [16]byte  // of rec's body, until rec has it as text
 	m   message   // its index entry, which the index copies
 }
 
@@ -239,9 +254,6 @@ func (q *Queue) prepare(in *NewMessage, a *QueueAttributes, checked *[]MessageAt
 	p.m = message{}
 	return nil
 }
-
-// idTextLen is the length of a message's id and body MD5, as text.
-const idTextLen = uuidLen + 2*md5.Size
 
 // MessageSize is the size SQS counts against MaximumMessageSize: the body's
 // UTF-8 bytes plus each attribute's name, type and value.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"strconv"
 )
 
@@ -24,6 +25,17 @@ import (
 // messages, rather than once per batch, each write costing as much as
 // storing a message.
 const seqReserve = 1 << 12
+
+// nextSeqLocked hands out the queue's next sequence number, or reports
+// that it handed out the last, math.MaxUint64: a number past it would wrap
+// to 0, which would sort first and which no message may have (readyList).
+// A state can set the count that high. q.mu must be held.
+func (q *Queue) nextSeqLocked() (uint64, error) {
+	if q.seq.Load() == math.MaxUint64 {
+		return 0, ErrInternalFailure("the queue has handed out its last sequence number")
+	}
+	return q.seq.Add(1), nil
+}
 
 // saveSeq stores the counter that a transaction deleting messages numbered
 // up to top needs, if the store does not cover them yet, in a transaction

@@ -27,7 +27,8 @@ const (
 // several times cheaper. A *message is a slot's address, and stays valid
 // after its message leaves: a slot is written only by a put of its own
 // sequence number, and a page that goes stays allocated for as long as
-// anything points into it.
+// anything points into it; what left the index holds no more than that it
+// is gone (remove).
 type seqIndex struct {
 	pages map[uint64]*seqPage
 	n     int
@@ -80,8 +81,9 @@ func (x *seqIndex) put(m *message) *message {
 	return &p.slots[i]
 }
 
-// remove drops the message numbered seq, if indexed. Its slot keeps what
-// it held, for those that still point to it to find it gone.
+// remove drops the message numbered seq, if indexed. Its slot keeps only
+// the number and that it is gone, for those that still point to it: not
+// its record, receipt or group, which nothing else may need.
 func (x *seqIndex) remove(seq uint64) {
 	k, i := seq>>seqPageBits, seq&(seqPageSize-1)
 	p := x.pages[k]
@@ -89,6 +91,7 @@ func (x *seqIndex) remove(seq uint64) {
 		return
 	}
 	p.live &^= 1 << i
+	p.slots[i] = message{seq: seq, gone: true}
 	x.n--
 	if p.live == 0 {
 		delete(x.pages, k)

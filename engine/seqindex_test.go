@@ -9,7 +9,9 @@ func TestSeqIndex(t *testing.T) {
 	var x seqIndex
 	ms := make([]*message, 3*seqPageSize)
 	for i := range ms {
-		ms[i] = x.put(&message{seq: uint64(i + 1)})
+		m := &message{seq: uint64(i + 1), recv: &receipt{}, group: &group{}}
+		m.setRecord("record")
+		ms[i] = x.put(m)
 	}
 	if x.len() != len(ms) || len(x.pages) != 4 {
 		t.Fatalf("len %d, pages %d; want %d, 4", x.len(), len(x.pages), len(ms))
@@ -34,10 +36,10 @@ func TestSeqIndex(t *testing.T) {
 	if x.get(1) != nil || x.get(seqPageSize) != ms[seqPageSize-1] {
 		t.Fatal("remove dropped the wrong message")
 	}
-	// A message removed is still where it was for whoever points to it.
-	ms[0].gone = true
-	if ms[0].seq != 1 || !ms[0].gone {
-		t.Fatal("a removed message's slot was cleared")
+	// A message removed is still where it was for whoever points to it,
+	// gone, and holding nothing more.
+	if ms[0].seq != 1 || !ms[0].gone || ms[0].record() != "" || ms[0].recv != nil || ms[0].group != nil {
+		t.Fatalf("a removed message's slot holds %+v", *ms[0])
 	}
 	// Its number put again goes to a page of its own.
 	if again := x.put(&message{seq: 1}); again == ms[0] || again.gone || x.get(1) != again {

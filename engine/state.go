@@ -130,7 +130,7 @@ func (q *Queue) state() (QueueState, error) {
 		qs.Subscription = &sub
 	}
 	for _, m := range q.msgs.ordered() {
-		rec, err := decodeMessage(m)
+		rec, err := decodeMessage(m, q.ids)
 		if err != nil {
 			q.e.log.Error("unreadable message record", "queue", q.name, "seq", m.seq, "err", err)
 			continue
@@ -325,8 +325,12 @@ func (e *Engine) buildQueue(qs *QueueState, now time.Time, settings func(Namespa
 	} else if u, err := uuid.Parse(id); err != nil || u.String() != id {
 		return nil, nil, ErrInvalidState("", fmt.Sprintf("the id %q is not a UUID in its canonical form", id))
 	}
+	key, err := newIDKey(e.opts.Random)
+	if err != nil {
+		return nil, nil, err
+	}
 	created, modified := orNow(qs.Created, now), orNow(qs.Modified, now)
-	rec := &queueRecord{ID: id, Name: qs.Name, Account: ns.Account, Region: ns.Region, Created: created.UnixNano(), Modified: modified.UnixNano(), Attributes: a, Tags: maps.Clone(qs.Tags)}
+	rec := &queueRecord{ID: id, Name: qs.Name, Account: ns.Account, Region: ns.Region, Created: created.UnixNano(), Modified: modified.UnixNano(), Attributes: a, Tags: maps.Clone(qs.Tags), IDKey: key}
 	if !qs.LastPurge.IsZero() {
 		rec.LastPurge = qs.LastPurge.UnixNano()
 	}
@@ -412,6 +416,9 @@ func (q *Queue) buildMessagesLocked(in []MessageState, lastSeq uint64, now time.
 		case !a.FifoQueue && rec.SequenceNumber != "":
 			return nil, ErrInvalidState(where, "only a FIFO queue's messages have sequence numbers")
 		case rec.SequenceNumber == "":
+			if seq == math.MaxUint64 {
+				return nil, ErrInvalidState(where, "no sequence number follows the last one's")
+			}
 			seq++
 		default:
 			n, err := strconv.ParseUint(rec.SequenceNumber, 10, 64)

@@ -158,6 +158,9 @@ type queueRecord struct {
 	LastPurge  int64             `json:"lastPurge,omitempty"`
 	// Subscription is the queue's push subscription, if any.
 	Subscription *Subscription `json:"subscription,omitempty"`
+	// IDKey makes the ids of the messages it sends (messageIDs). A record
+	// stored before the key has none, and a load gives it one.
+	IDKey []byte `json:"idKey,omitempty"`
 }
 
 func (r *queueRecord) namespace() Namespace { return Namespace{Account: r.Account, Region: r.Region} }
@@ -318,7 +321,9 @@ func (s *store) putStateTx(tx recordTx, keyspace string, m *message, scratch *[]
 	if end, ok := messageEnd(m.record()); ok {
 		b = append(b, m.record()[:end]...)
 	} else {
-		rec, err := decodeMessage(m)
+		// Only a record written before message-id keys has no end, and it
+		// holds its id.
+		rec, err := decodeMessage(m, messageIDs{})
 		if err != nil {
 			return "", err
 		}

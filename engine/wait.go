@@ -136,7 +136,7 @@ func (q *Queue) bodyContainsLocked(text string) bool {
 		if m.state == stateDelayed {
 			continue
 		}
-		rec, err := decodeMessageContent(m)
+		rec, err := decodeMessageContent(m, q.ids)
 		if err == nil && strings.Contains(rec.Body, text) {
 			return true
 		}

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -29,6 +30,10 @@ import (
 const shutdownGrace = 10 * time.Second
 
 func main() {
+	// The server serves no profiles, so the heap profile's samples would
+	// never be read: each costs a walk of the stack, and with a million
+	// messages queued their buckets hold 1.4 MiB.
+	runtime.MemProfileRate = 0
 	args := os.Args[1:]
 	if len(args) == 1 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version") {
 		fmt.Println(versionLine())
