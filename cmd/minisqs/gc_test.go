@@ -27,17 +27,17 @@ func TestGCPercent(t *testing.T) {
 		live, roots uint64
 		want        int
 	}{
-		{0, 0, 1600},                  // before any collection: the heap minimum gives 64 MiB
-		{0, 200 << 10, 1600},          // roots alone do not lift it
-		{1 * mib, 0, 1625},            // held by the heap minimum: a goal of 65 MiB, not 4 MiB*64
-		{16 * mib, 0, 400},            // 64 MiB past 16
-		{16 * mib, 16 * mib, 200},     // roots count as the runtime counts them
-		{100 * mib, 0, 64},            // still the 64 MiB
-		{192 * mib, 0, 33},            // where a third of live is 64 MiB
-		{440 * mib, 4 * mib, 32},      // a million queued messages: a third, less for the roots
-		{1 << 40, 0, 32},              // a third however large, rounded down
-		{1 << 40, 1 << 44, 1},         // never 0, which would collect all the time
-		{3 * mib / 2, 10 << 10, 1637}, // (1.5+64)*100/4
+		{0, 0, 600},                  // before any collection: the heap minimum gives 24 MiB
+		{0, 200 << 10, 600},          // roots alone do not lift it
+		{1 * mib, 0, 625},            // held by the heap minimum: a goal of 25 MiB, not 4 MiB*24
+		{16 * mib, 0, 150},           // 24 MiB past 16
+		{16 * mib, 16 * mib, 75},     // roots count as the runtime counts them
+		{100 * mib, 0, 24},           // still the 24 MiB
+		{290 * mib, 4 * mib, 8},      // a million queued messages: 24 MiB, less for the roots
+		{300 * mib, 0, 8},            // where 8% of live is 24 MiB
+		{1 << 40, 0, 7},              // 8% however large, rounded down
+		{1 << 40, 1 << 44, 1},        // never 0, which would collect all the time
+		{3 * mib / 2, 10 << 10, 637}, // (1.5+24)*100/4
 	} {
 		if got := gcPercent(c.live, c.roots); got != c.want {
 			t.Errorf("gcPercent(%d, %d) = %d, want %d", c.live, c.roots, got, c.want)
@@ -144,7 +144,7 @@ func gcPolicyChild(t *testing.T, name string) {
 	// After each of two collections, over live heaps of different sizes,
 	// the policy sets GOGC again (or leaves the user's). A marker value
 	// shows that it did.
-	for _, size := range []int{32 << 20, 8 << 20} {
+	for _, size := range []int{16 << 20, 4 << 20} {
 		live := make([]byte, size)
 		if !user {
 			debug.SetGCPercent(777)
