@@ -854,3 +854,32 @@ func TestFormat3ReceiveAroundUnreadableRecord(t *testing.T) {
 		wantCounts(t, q, Counts{})
 	}
 }
+
+// A FIFO receive with an attempt id, around an unreadable record, delivers
+// the others and records the attempt with them alone: a retry within the
+// window gets them again, and the queue goes on.
+func TestFIFOAttemptAroundUnreadableRecord(t *testing.T) {
+	for _, path := range []string{"", filepath.Join(t.TempDir(), "db")} {
+		e, _ := newTestEngine(t, Options{Path: path, Fsync: FsyncNever})
+		q := mustCreate(t, e, "q.fifo", AttributeUpdate{FifoQueue: ptr(true), ContentBasedDeduplication: ptr(true)}, nil)
+		send(t, q, NewMessage{Body: "a", GroupID: "g"}, NewMessage{Body: "b", GroupID: "g"}, NewMessage{Body: "c", GroupID: "g"})
+		q.mu.Lock()
+		m := q.msgs.ordered()[1]
+		q.stats.storedBytes -= int64(len(m.record()) - 3)
+		m.setRecord("\x02\x00\xff")
+		q.mu.Unlock()
+		opts := ReceiveOptions{MaxMessages: 10, AttemptID: "x"}
+		got := recvNow(t, q, opts)
+		if !slices.Equal(bodies(got), []string{"a", "c"}) {
+			t.Fatalf("%q: received %q, want a, c", path, bodies(got))
+		}
+		again := recvNow(t, q, opts)
+		if !slices.Equal(bodies(again), bodies(got)) || again[0].ReceiptHandle != got[0].ReceiptHandle {
+			t.Fatalf("%q: the retry received %q", path, bodies(again))
+		}
+		for _, d := range got {
+			wantCode(t, ack(q, d.ReceiptHandle), "")
+		}
+		wantCounts(t, q, Counts{})
+	}
+}

@@ -94,3 +94,50 @@ func TestSequenceNumbersRunOut(t *testing.T) {
 	err := e.Load(&State{Queues: []QueueState{{Name: "f.fifo", Attributes: DefaultAttributes(true), Messages: []MessageState{last, next}}}})
 	wantCode(t, err, ErrInvalidParameterValue)
 }
+
+// Near the last sequence number, the counter that a delete stores stops at
+// it rather than wrap to a low one: a restart numbers no message as one
+// deleted before it.
+func TestSequenceCounterStopsAtTheLast(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	clk := NewManualClock(testStart)
+	e := openAt(t, path, clk)
+	wantCode(t, e.Load(&State{Queues: []QueueState{{Name: "q", Attributes: DefaultAttributes(false), LastSequence: math.MaxUint64 - 100}}}), "")
+	q := mustQueue(t, e, "q")
+	sendBodies(t, q, "a")
+	wantCode(t, ack(q, recvOne(t, q, ReceiveOptions{}, "a").ReceiptHandle), "")
+	deleted := q.seq.Load()
+	e = reopen(t, e, path, clk)
+	if q = mustQueue(t, e, "q"); q.seq.Load() < deleted {
+		t.Fatalf("after a restart the count is %d, below the deleted message's %d", q.seq.Load(), deleted)
+	}
+}
+
+// Two messages of one number, which a store that lost its last writes to
+// a power cut can hand out again, get ids of their own by their sending
+// instants; another key gives other ids.
+func TestMessageIDsOfNumberAndInstant(t *testing.T) {
+	key := make([]byte, idKeyLen)
+	ids, err := newMessageIDs(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key[0] = 1
+	other, err := newMessageIDs(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := testStart.UnixNano()
+	first := ids.of(7, at)
+	for _, id := range [][16]byte{ids.of(7, at+1), ids.of(8, at), other.of(7, at)} {
+		if id == first {
+			t.Fatalf("two messages share the id %x", id)
+		}
+	}
+	if first != ids.of(7, at) {
+		t.Fatal("a message's id changed")
+	}
+	if _, err := newMessageIDs(key[:15]); err == nil {
+		t.Fatal("a key of 15 bytes was taken")
+	}
+}

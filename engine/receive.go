@@ -217,6 +217,9 @@ func (q *Queue) recordAttemptLocked(id string, picked []*message, now int64) {
 	}
 	at := &attempt{expires: now + int64(ReceiveAttemptWindow)}
 	for _, m := range picked {
+		if m.gone { // unreadable: loadDeliveries dropped it
+			continue
+		}
 		at.seqs = append(at.seqs, m.seq)
 		at.tokens = append(at.tokens, m.recv.token)
 	}

@@ -567,7 +567,7 @@ func decodeMessageIn(m *message, ids messageIDs, rec *Message, raw *rawText, roo
 		raw.hasID = copy(raw.id[:], r.raw(16)) == len(raw.id)
 	default:
 		if rec.ID = r.string(); rec.ID == "" && r.err == nil && ids.block != nil {
-			raw.id, raw.hasID = ids.of(m.seq), true
+			raw.id, raw.hasID = ids.of(m.seq, m.sentAt), true
 		}
 	}
 	if flags&rawMD5 != 0 {
@@ -665,7 +665,7 @@ func recordHasID(m *message, ids messageIDs, id string) bool {
 			if text := r.string(); text != "" || r.err != nil {
 				return text == id
 			}
-			return parseUUID(&raw, id) && raw == ids.of(m.seq)
+			return parseUUID(&raw, id) && raw == ids.of(m.seq, m.sentAt)
 		}
 		return r.string() == id
 	}

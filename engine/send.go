@@ -79,8 +79,8 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 			results[p.i].Err = err
 			continue
 		}
-		p.m.seq = seq
-		p.raw.id, p.raw.seqID = q.ids.of(p.m.seq), true
+		p.m.seq, p.m.sentAt = seq, now
+		p.raw.id, p.raw.seqID = q.ids.of(seq, now), true
 		if a.FifoQueue {
 			p.rec.SequenceNumber = formatSequenceNumber(p.m.seq)
 			if fresh == nil {
@@ -92,7 +92,6 @@ func (q *Queue) Send(msgs []NewMessage) []SendResult {
 			p.m.group = q.groupLocked(p.rec.GroupID)
 			p.m.group.lastSend = now
 		}
-		p.m.sentAt = now
 		p.m.expireAt = now + int64(a.MessageRetentionPeriod)*1e9
 		delay := a.DelaySeconds
 		if d := msgs[p.i].DelaySeconds; d != nil && !a.FifoQueue {

@@ -45,7 +45,10 @@ func (q *Queue) saveSeq(top uint64) error {
 	if !q.e.store.durable || top <= q.seqSaved.Load() {
 		return nil
 	}
-	n := q.seq.Load() + seqReserve
+	// Near the last number the reserve stops at it: a sum that wrapped
+	// would store a counter below the numbers handed out.
+	n := q.seq.Load()
+	n += min(seqReserve, math.MaxUint64-n)
 	if err := q.e.store.update(func(tx recordTx) error { return q.putSeqTx(tx, n) }); err != nil {
 		return err
 	}
