@@ -331,13 +331,13 @@ func (q *Queue) clearLocked() {
 	q.changedLocked()
 }
 
-// insertLocked indexes a copy of a new message, new by its state, and
-// returns it: the message from then on.
-func (q *Queue) insertLocked(new *message) *message {
+// insertLocked indexes a copy of entry, a new message, by its state, and
+// returns the message indexed, which stands for it from then on.
+func (q *Queue) insertLocked(entry *message) *message {
 	// A message expiring before the latest inOrder one starts their run
 	// again if none is left.
-	new.inOrder = new.seq > q.orderSeq && new.seq < math.MaxUint64 && (new.expireAt >= q.orderAt || q.firstInOrderLocked() == nil)
-	m := q.msgs.put(new)
+	entry.inOrder = entry.seq > q.orderSeq && entry.seq < math.MaxUint64 && (entry.expireAt >= q.orderAt || q.firstInOrderLocked() == nil)
+	m := q.msgs.put(entry)
 	q.stats.storedBytes += int64(len(m.record()))
 	if m.group != nil {
 		m.group.members++
